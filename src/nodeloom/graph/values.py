@@ -1,0 +1,52 @@
+"""What travels on wires at run time: `DataValue` and `BinaryRef`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryRef:
+    """A pointer to content stored outside the graph (a file, a blob), never the bytes.
+
+    In events and results it is written as `{"$ref": ..., "mime": ..., "size": ...}`.
+    """
+
+    ref: str
+    mime: str = "application/octet-stream"
+    size: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"$ref": self.ref, "mime": self.mime, "size": self.size}
+
+
+@dataclass(frozen=True, slots=True)
+class DataValue:
+    """A value on a port, tagged with its socket type (see `nodeloom.graph.sockets`)."""
+
+    type: str
+    value: Any
+
+
+def json_default(obj: Any) -> Any:
+    """`json.dumps(default=...)` hook: port values become plain JSON."""
+    if isinstance(obj, BinaryRef):
+        return obj.to_json()
+    if isinstance(obj, DataValue):
+        return obj.value
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    if isinstance(obj, bytes):
+        return {"$bytes": len(obj)}
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def to_json_text(value: Any, *, indent: int | None = None) -> str:
+    return json.dumps(value, default=json_default, ensure_ascii=False, indent=indent)
+
+
+def plain(value: Any) -> Any:
+    """Unwrap a DataValue; anything else is returned as it is."""
+    return value.value if isinstance(value, DataValue) else value

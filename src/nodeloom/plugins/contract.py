@@ -1,0 +1,341 @@
+"""The node plugin contract: everything a node folder needs, and nothing of the engine.
+
+A node is a folder with two files:
+
+- `definition.py` exports `definition`, a `NodeDefinition` (pure data: ports, parameters,
+  behaviour). It must import nothing heavy: discovery imports every definition at start-up.
+- `executor.py` exports `executor`, an object with `node_type` and `execute()` (flow)
+  and/or `build()` (structural). It is imported only when a graph uses the node.
+
+`execute(data, inputs, context)` receives the node's resolved parameters (`data`: wire >
+expression > inline value > default), the values on its input ports (`inputs`: port id ->
+`DataValue`) and a `FlowContext`. It returns an `ExecutionResult`, or is an async generator
+that yields `Event`s (progress, tokens) and finally one `ExecutionResult`. The ports present
+in `ExecutionResult.outputs` are the ports that fired; every other port is a dead branch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from nodeloom.graph.values import BinaryRef, DataValue
+
+ExecutionMode = Literal["structural", "flow", "hybrid"]
+SideEffects = Literal["pure", "idempotent", "external"]
+ParameterType = Literal[
+    "string",  # one line of text
+    "text",  # long text
+    "number",
+    "integer",
+    "boolean",
+    "enum",  # one of `options`
+    "json",  # any JSON value
+    "code",  # source code (see `language`)
+    "expression",  # kept raw: the executor evaluates it itself (e.g. Loop's `until`)
+    "graph",  # an inner {"nodes", "edges"} graph (e.g. Loop's `body`); kept raw
+]
+
+CATEGORIES = ("core", "trigger", "ai", "tools", "flow", "data", "integration", "rag", "utility")
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """An input or output handle of a node.
+
+    `socket` is a socket type id (`data` for the spine). On inputs, `required` means the
+    node cannot run unless a wire into this port delivered; `multiple` lets several edges
+    enter the port (Merge). On outputs, `repeat` names a list parameter: the port is then
+    repeated once per item, `{index}` in `id` and `label` replaced by the item's index.
+    """
+
+    id: str
+    socket: str = "data"
+    label: str | None = None
+    required: bool = True
+    multiple: bool = False
+    repeat: str | None = None
+    description: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "socket": self.socket,
+            "label": self.label or self.id,
+            "required": self.required,
+            "multiple": self.multiple,
+        }
+        if self.repeat:
+            data["repeat"] = self.repeat
+        if self.description:
+            data["description"] = self.description
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A parameter of a node, shown as an inline control.
+
+    A `hybrid` parameter also has a typed side socket (handle id = parameter id, socket
+    type `socket`): a wire into it overrides the inline value (seed 004).
+    """
+
+    id: str
+    type: ParameterType
+    label: str | None = None
+    default: Any = None
+    required: bool = False
+    description: str = ""
+    options: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    hybrid: bool = False
+    socket: str | None = None
+    placeholder: str | None = None
+    language: str | None = None
+
+    @property
+    def socket_type(self) -> str:
+        if self.socket:
+            return self.socket
+        return _DEFAULT_SOCKETS.get(self.type, "any")
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "label": self.label or self.id,
+            "default": self.default,
+            "required": self.required,
+            "hybrid": self.hybrid,
+        }
+        if self.hybrid:
+            data["socket"] = self.socket_type
+        for key in ("description", "placeholder", "language"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        if self.options:
+            data["options"] = list(self.options)
+        if self.minimum is not None:
+            data["minimum"] = self.minimum
+        if self.maximum is not None:
+            data["maximum"] = self.maximum
+        return data
+
+
+_DEFAULT_SOCKETS = {
+    "string": "string",
+    "text": "text",
+    "number": "float",
+    "integer": "int",
+    "boolean": "boolean",
+    "enum": "string",
+    "json": "json",
+    "code": "text",
+}
+
+# Settings every node has, whatever its type. They live in `data` beside the parameters.
+COMMON_PARAMETERS: tuple[Parameter, ...] = (
+    Parameter("name", "string", "Name", description="Display name, unique in the graph; "
+              "expressions reach the node by it. Default: the node id."),
+    Parameter("on_error", "enum", "On error", default="stop",
+              options=("stop", "continue", "error_output"),
+              description="stop: the run fails; continue: the node outputs {\"error\": ...} "
+              "on its main port; error_output: the error goes out on the `error` port."),
+    Parameter("retry", "json", "Retry", description="{max_attempts, initial_interval, "
+              "backoff_factor, max_interval, retry_on}"),
+    Parameter("timeout", "number", "Timeout (s)", minimum=0,
+              description="Fail the node if it runs longer than this many seconds."),
+)
+COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
+
+ERROR_PORT = "error"
+
+CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class NodeDefinition:
+    """What a node looks like and promises. Pure data; served as the UI's catalogue."""
+
+    id: str
+    name: str
+    category: str
+    description: str = ""
+    icon: str = "Box"
+    execution_mode: ExecutionMode = "flow"
+    inputs: tuple[Port, ...] = (Port("input"),)
+    outputs: tuple[Port, ...] = (Port("output"),)
+    parameters: tuple[Parameter, ...] = ()
+    side_effects: SideEffects = "pure"
+    streaming: bool = False
+    trigger: bool = False
+    main_output: str | None = None
+    output_shape: Mapping[str, Any] | None = None
+    # Extra rules a generic parameter check cannot express: data -> [(field, message)].
+    check: CheckFunction | None = field(default=None, compare=False)
+
+    @property
+    def main_port(self) -> str:
+        """The port whose value is `$('Node').item.json` and that `continue` errors use."""
+        if self.main_output:
+            return self.main_output
+        return self.outputs[0].id if self.outputs else "output"
+
+    def parameter(self, parameter_id: str) -> Parameter | None:
+        for parameter in self.parameters:
+            if parameter.id == parameter_id:
+                return parameter
+        return None
+
+    def output_ports(self, data: Mapping[str, Any]) -> list[Port]:
+        """Output ports for a node with these parameters (repeated ports expanded)."""
+        ports: list[Port] = []
+        for port in self.outputs:
+            if port.repeat is None:
+                ports.append(port)
+                continue
+            items = data.get(port.repeat)
+            if items is None:
+                parameter = self.parameter(port.repeat)
+                items = parameter.default if parameter else None
+            for index in range(len(items) if isinstance(items, list) else 0):
+                ports.append(
+                    Port(
+                        port.id.replace("{index}", str(index)),
+                        port.socket,
+                        (port.label or port.id).replace("{index}", str(index)),
+                        description=port.description,
+                    )
+                )
+        return ports
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "category": self.category,
+            "description": self.description,
+            "icon": self.icon,
+            "execution_mode": self.execution_mode,
+            "inputs": [p.to_json() for p in self.inputs],
+            "outputs": [p.to_json() for p in self.outputs],
+            "main_output": self.main_port,
+            "parameters": [p.to_json() for p in self.parameters],
+            "side_effects": self.side_effects,
+            "streaming": self.streaming,
+            "trigger": self.trigger,
+            "output_shape": dict(self.output_shape) if self.output_shape else None,
+        }
+
+
+@dataclass(slots=True)
+class Event:
+    """Something that happened in a run: a node event or a run event.
+
+    Executors yield `Event("progress", {...})` (or `agent_event`); the engine fills in
+    `run_id`, `seq`, the node fields and `timestamp` before anyone sees it.
+    Node event types: started, progress, completed, error, skipped, agent_event.
+    Run event types: run_started, run_completed, run_failed, run_cancelled.
+    """
+
+    event_type: str
+    data: dict[str, Any] | None = None
+    node_id: str | None = None
+    node_name: str | None = None
+    node_type: str | None = None
+    run_id: str = ""
+    seq: int = 0
+    timestamp: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "event",
+            "seq": self.seq,
+            "run_id": self.run_id,
+            "event_type": self.event_type,
+            "node_id": self.node_id,
+            "node_name": self.node_name,
+            "node_type": self.node_type,
+            "data": self.data or {},
+            "timestamp": self.timestamp,
+        }
+
+
+NodeEvent = Event  # the seeds' name for the same thing
+
+
+@dataclass(slots=True)
+class ExecutionResult:
+    """Values on output ports. A missing port did not fire: its edges are dead.
+
+    Values may be plain JSON or `DataValue`s; `events` are emitted after the result.
+    """
+
+    outputs: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+
+
+@runtime_checkable
+class FlowContext(Protocol):
+    """What the engine offers a running node. Implemented by the engine."""
+
+    run_id: str
+    node_id: str
+    node_name: str
+    node_type: str
+    chat_id: str | None
+    trigger: Any
+    variables: Mapping[str, Any]
+    state: dict[str, Any]
+
+    def upstream(self) -> dict[str, Any]:
+        """Main output of every upstream node that ran, by node name."""
+        ...
+
+    def sources(self, port: str) -> list[tuple[str, Any]]:
+        """(source node name, value) for each edge into `port` that delivered, in the
+        order of the edges in the graph file."""
+        ...
+
+    def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
+        """Evaluate a `{{ ... }}` template in this node's scope, plus `extra` names."""
+        ...
+
+    async def run_body(
+        self, body: Mapping[str, Any], item: Any, loop: Mapping[str, Any]
+    ) -> Any:
+        """Run an inner graph (a Loop body) once with `item` as its entry's spine input
+        and `loop` as `$loop`; returns the body's final output."""
+        ...
+
+
+class FlowExecutor(Protocol):
+    node_type: str
+
+    def execute(
+        self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
+    ) -> Any:  # Awaitable[ExecutionResult] | AsyncIterator[Event | ExecutionResult]
+        ...
+
+
+__all__ = [
+    "CATEGORIES",
+    "COMMON_PARAMETERS",
+    "ERROR_PORT",
+    "AsyncIterator",
+    "BinaryRef",
+    "DataValue",
+    "Event",
+    "ExecutionMode",
+    "ExecutionResult",
+    "FlowContext",
+    "FlowExecutor",
+    "NodeDefinition",
+    "NodeEvent",
+    "Parameter",
+    "Port",
+    "SideEffects",
+]
