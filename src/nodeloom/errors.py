@@ -60,13 +60,18 @@ class Issue:
         if self.field is not None:
             where.append(f"field '{self.field}'")
         prefix = ", ".join(where)
-        return f"[{self.code}] {prefix}: {self.message}" if prefix else f"[{self.code}] {self.message}"
+        return (
+            f"[{self.code}] {prefix}: {self.message}" if prefix else f"[{self.code}] {self.message}"
+        )
 
 
 class NodeloomError(Exception):
     """Base of every nodeloom error. `code` is stable and documented."""
 
     code = "nodeloom_error"
+    # Whether another attempt may help (see the retry policy). Configuration and
+    # expression errors will fail the same way again; NodeError decides per instance.
+    retryable = False
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": str(self)}

@@ -18,9 +18,12 @@ def _to_string(value: Any) -> str:
         return str(value)
     if value is None:
         return ""
-    if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
-        if all("content" in m for m in value):
-            return str(value[-1]["content"])
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(m, dict) and "content" in m for m in value)
+    ):
+        return str(value[-1]["content"])  # messages -> string: the last message's content
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -85,8 +85,10 @@ def can_connect(source: str, target: str) -> bool:
 def connection_refusal(source: str, target: str) -> str:
     """Why a connection is refused, in words a user can act on."""
     allowed = sorted(t for s, t in COERCIONS if s == source)
-    targets = ", ".join([source, *allowed, "any"]) if source not in STRUCTURAL_SOCKETS else (
-        ", ".join([source, *allowed])
+    targets = (
+        ", ".join([source, *allowed, "any"])
+        if source not in STRUCTURAL_SOCKETS
+        else (", ".join([source, *allowed]))
     )
     return (
         f"a '{source}' socket cannot connect to a '{target}' socket; '{source}' connects to: "

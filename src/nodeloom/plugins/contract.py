@@ -138,16 +138,35 @@ _DEFAULT_SOCKETS = {
 
 # Settings every node has, whatever its type. They live in `data` beside the parameters.
 COMMON_PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("name", "string", "Name", description="Display name, unique in the graph; "
-              "expressions reach the node by it. Default: the node id."),
-    Parameter("on_error", "enum", "On error", default="stop",
-              options=("stop", "continue", "error_output"),
-              description="stop: the run fails; continue: the node outputs {\"error\": ...} "
-              "on its main port; error_output: the error goes out on the `error` port."),
-    Parameter("retry", "json", "Retry", description="{max_attempts, initial_interval, "
-              "backoff_factor, max_interval, retry_on}"),
-    Parameter("timeout", "number", "Timeout (s)", minimum=0,
-              description="Fail the node if it runs longer than this many seconds."),
+    Parameter(
+        "name",
+        "string",
+        "Name",
+        description="Display name, unique in the graph; "
+        "expressions reach the node by it. Default: the node id.",
+    ),
+    Parameter(
+        "on_error",
+        "enum",
+        "On error",
+        default="stop",
+        options=("stop", "continue", "error_output"),
+        description='stop: the run fails; continue: the node outputs {"error": ...} '
+        "on its main port; error_output: the error goes out on the `error` port.",
+    ),
+    Parameter(
+        "retry",
+        "json",
+        "Retry",
+        description="{max_attempts, initial_interval, backoff_factor, max_interval, retry_on}",
+    ),
+    Parameter(
+        "timeout",
+        "number",
+        "Timeout (s)",
+        minimum=0,
+        description="Fail the node if it runs longer than this many seconds.",
+    ),
 )
 COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
 
@@ -304,11 +323,9 @@ class FlowContext(Protocol):
         """Evaluate a `{{ ... }}` template in this node's scope, plus `extra` names."""
         ...
 
-    async def run_body(
-        self, body: Mapping[str, Any], item: Any, loop: Mapping[str, Any]
-    ) -> Any:
-        """Run an inner graph (a Loop body) once with `item` as its entry's spine input
-        and `loop` as `$loop`; returns the body's final output."""
+    async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:
+        """Run the inner graph held in `parameter` (a Loop's `body`) once, with `item` as
+        its entry node's spine input and `loop` as `$loop`; returns the body's result."""
         ...
 
 

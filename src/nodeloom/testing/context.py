@@ -35,7 +35,7 @@ class ExecutorContext:
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         raise RuntimeError("ExecutorContext cannot evaluate expressions; run the node in a graph")
 
-    async def run_body(self, body: Mapping[str, Any], item: Any, loop: Mapping[str, Any]) -> Any:
+    async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:
         raise RuntimeError("ExecutorContext cannot run inner graphs; run the node in a graph")
 
 

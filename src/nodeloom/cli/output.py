@@ -1,0 +1,83 @@
+"""Writing to the terminal: JSON lines for machines, readable progress for people."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from nodeloom.errors import Issue
+from nodeloom.graph.values import json_default
+from nodeloom.plugins.contract import Event
+
+
+def json_line(document: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(document, default=json_default, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def invalid_line(issues: list[Issue]) -> dict[str, Any]:
+    return {"type": "result", "status": "invalid", "errors": [i.to_json() for i in issues]}
+
+
+def preview(value: Any, limit: int = 120) -> str:
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(value, default=json_default, ensure_ascii=False)
+    )
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Progress:
+    """Live per-node progress lines on stderr, so stdout stays the result."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True, highlight=False)
+        self._streaming = False
+
+    def emit(self, event: Event) -> None:
+        kind, name = event.event_type, escape(event.node_name or "")
+        data = event.data or {}
+        if kind == "progress" and "token" in data:
+            self.console.print(escape(str(data["token"])), end="")
+            self._streaming = True
+            return
+        if self._streaming:
+            self.console.print()
+            self._streaming = False
+        if kind == "started":
+            self.console.print(f"[cyan]▶[/] {name} [dim]({event.node_type})[/]")
+        elif kind == "completed":
+            self.console.print(f"[green]✓[/] {name} [dim]{data.get('duration_ms', 0):.1f} ms[/]")
+        elif kind == "skipped":
+            self.console.print(
+                f"[yellow]⊘[/] {name} [dim]skipped: {escape(str(data.get('reason', '')))}[/]"
+            )
+        elif kind == "error":
+            error = data.get("error", {})
+            handled = " (handled)" if data.get("handled") else ""
+            self.console.print(f"[red]✗[/] {name}{handled}: {escape(str(error.get('cause')))}")
+            if error.get("traceback"):
+                self.console.print(f"[dim]{escape(error['traceback'])}[/]")
+        elif kind == "progress":
+            if "retry" in data:
+                retry = data["retry"]
+                self.console.print(
+                    f"[yellow]↻[/] {name} attempt {retry['attempt']} failed "
+                    f"({escape(retry['error'])}); retrying in "
+                    f"{retry['next_in']:g} s"
+                )
+            elif "iteration" in data:
+                self.console.print(f"[dim]  {name}: iteration {data['iteration']}/{data['of']}[/]")
+
+    def issues(self, issues: list[Issue]) -> None:
+        self.console.print(
+            f"[red]The graph is invalid ({len(issues)} problem"
+            f"{'s' if len(issues) != 1 else ''}):[/]"
+        )
+        for issue in issues:
+            self.console.print(f"  [red]•[/] {escape(str(issue))}")

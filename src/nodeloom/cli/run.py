@@ -1,0 +1,169 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+import click
+
+from nodeloom.cli.output import Progress, invalid_line, json_line, preview
+from nodeloom.engine.context import RunSettings
+from nodeloom.engine.events import CallbackSink
+from nodeloom.engine.flow import Flow, load
+from nodeloom.engine.result import EXIT_CODES, EXIT_INVALID, RunResult, RunStatus
+from nodeloom.errors import GraphError, Issue
+from nodeloom.plugins.contract import Event
+
+
+@click.command("run")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--input", "message", help="The turn's message (Chat Start outputs it).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object per event, then a result line."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Fail the run after this many seconds.",
+)
+@click.option(
+    "--max-steps",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Cap on node executions.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Nodes running at once.",
+)
+@click.option("--target", help="Run only NODE and its ancestors.", metavar="NODE")
+@click.option(
+    "--from", "from_node", metavar="NODE", help="Run NODE and its descendants; needs --outputs."
+)
+@click.option(
+    "--outputs",
+    "outputs_file",
+    type=click.Path(dir_okay=False),
+    help="JSON file of node name -> {port: value} for --from.",
+)
+def run_command(
+    file: str,
+    message: str | None,
+    as_json: bool,
+    timeout: float | None,
+    max_steps: int,
+    concurrency: int,
+    target: str | None,
+    from_node: str | None,
+    outputs_file: str | None,
+) -> None:
+    """Run the graph in FILE once, showing each node's progress.
+
+    Exit codes: 0 completed, 1 failed, 2 invalid input, 3 paused, 4 cancelled.
+    """
+    progress = Progress()
+    try:
+        if (from_node is None) != (outputs_file is None):
+            raise GraphError([Issue("invalid_request", "--from and --outputs go together")])
+        outputs = _read_outputs(outputs_file) if outputs_file else None
+        flow = load(file)
+        settings = RunSettings(max_concurrency=concurrency, max_steps=max_steps, timeout=timeout)
+        sink = CallbackSink(_json_event if as_json else progress.emit)
+        result = asyncio.run(_run(flow, message, sink, settings, target, from_node, outputs))
+    except GraphError as exc:
+        if as_json:
+            json_line(invalid_line(exc.issues))
+        else:
+            progress.issues(exc.issues)
+        raise SystemExit(EXIT_INVALID) from None
+    if as_json:
+        json_line(result.to_json())
+    else:
+        _summary(flow, result, progress)
+    raise SystemExit(EXIT_CODES[result.status])
+
+
+async def _run(
+    flow: Flow,
+    message: str | None,
+    sink: CallbackSink,
+    settings: RunSettings,
+    target: str | None,
+    from_node: str | None,
+    outputs: dict[str, Any] | None,
+) -> RunResult:
+    run_id = uuid.uuid4().hex
+    task = asyncio.create_task(
+        flow.run(
+            message,
+            sink=sink,
+            settings=settings,
+            target=target,
+            from_node=from_node,
+            outputs=outputs,
+            run_id=run_id,
+        )
+    )
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, task.cancel)
+    loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        return RunResult(
+            run_id,
+            RunStatus.CANCELLED,
+            error={"code": "cancelled", "message": "the run was cancelled"},
+        )
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+def _json_event(event: Event) -> None:
+    json_line(event.to_json())
+
+
+def _read_outputs(path: str) -> dict[str, Any]:
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GraphError([Issue("invalid_outputs", f"no such file: {path}")]) from None
+    except (OSError, ValueError) as exc:
+        raise GraphError([Issue("invalid_outputs", f"{path} is not valid JSON: {exc}")]) from None
+    if isinstance(document, dict) and document.get("type") == "result":
+        document = document.get("outputs") or {}  # a saved `run --json` result line
+    if not isinstance(document, dict):
+        raise GraphError(
+            [
+                Issue(
+                    "invalid_outputs", f"{path} must hold an object of node name -> {{port: value}}"
+                )
+            ]
+        )
+    return document
+
+
+def _summary(flow: Flow, result: RunResult, progress: Progress) -> None:
+    console = progress.console
+    colour = {"completed": "green", "failed": "red", "cancelled": "yellow"}.get(
+        result.status.value, "white"
+    )
+    console.print(
+        f"\n[{colour}]Run {result.status.value}[/] in {result.duration_ms:.1f} ms "
+        f"({result.steps} node executions)"
+    )
+    if result.error:
+        console.print(f"[red]{result.error.get('message')}[/]")
+    ends = {flow.plan.nodes[i].name for i in flow.plan.sinks}
+    for name, ports in result.outputs.items():
+        if name in ends:
+            for port, value in ports.items():
+                click.echo(f"{name}.{port}: {preview(value, 2000)}")

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import click
+
+from nodeloom.cli.output import Progress, invalid_line, json_line
+from nodeloom.engine.result import EXIT_INVALID
+from nodeloom.errors import GraphError
+from nodeloom.graph.validation import validate
+from nodeloom.plugins.registry import default_registry
+
+
+@click.command("validate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON line.")
+def validate_command(file: str, as_json: bool) -> None:
+    """Check FILE and print every problem found, each located. Exit 2 if any."""
+    try:
+        issues = validate(file, default_registry()).issues
+    except GraphError as exc:
+        issues = exc.issues
+    if as_json:
+        json_line(
+            invalid_line(issues) if issues else {"type": "result", "status": "valid", "errors": []}
+        )
+    elif issues:
+        Progress().issues(issues)
+    else:
+        click.echo(f"{file}: valid")
+    raise SystemExit(EXIT_INVALID if issues else 0)

@@ -1,0 +1,153 @@
+"""Calling one node's executor: timeouts, retries with backoff, the executor contract."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from nodeloom.engine.events import EXECUTOR_EVENT_TYPES
+from nodeloom.errors import NodeError, NodeloomError, NodeTimeout
+from nodeloom.plugins.contract import DataValue, Event, ExecutionResult
+
+if TYPE_CHECKING:
+    from nodeloom.engine.context import NodeContext, RunShared
+    from nodeloom.engine.topology import PlannedNode
+
+
+async def attempt_node(
+    node: PlannedNode,
+    data: dict[str, Any],
+    inputs: dict[str, DataValue],
+    context: NodeContext,
+    shared: RunShared,
+) -> tuple[dict[str, Any], int]:
+    """Run the executor, retrying per the node's policy. Returns (outputs, attempts).
+
+    The exception of the last attempt propagates with an `attempts` attribute.
+    """
+    attempt = 1
+    while True:
+        try:
+            if node.timeout is None:
+                return await _call(node, data, inputs, context, shared), attempt
+            return await _call_with_timeout(node, data, inputs, context, shared), attempt
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            policy = node.retry
+            if policy is None or not policy.should_retry(exc, attempt):
+                exc.attempts = attempt  # type: ignore[attr-defined]
+                raise
+            delay = policy.delay(attempt)
+            shared.emit(
+                "progress",
+                {"retry": {"attempt": attempt, "next_in": delay, "error": _short(exc)}},
+                context.node_id,
+                node.name,
+                node.type,
+            )
+            await asyncio.sleep(delay)
+            attempt += 1
+
+
+async def _call_with_timeout(
+    node: PlannedNode,
+    data: dict[str, Any],
+    inputs: dict[str, DataValue],
+    context: NodeContext,
+    shared: RunShared,
+) -> dict[str, Any]:
+    scope = asyncio.timeout(node.timeout)
+    try:
+        async with scope:
+            return await _call(node, data, inputs, context, shared)
+    except TimeoutError:
+        if scope.expired():
+            raise NodeTimeout(
+                f"ran longer than its timeout of {node.timeout:g} s", retryable=True
+            ) from None
+        raise
+
+
+async def _call(
+    node: PlannedNode,
+    data: dict[str, Any],
+    inputs: dict[str, DataValue],
+    context: NodeContext,
+    shared: RunShared,
+) -> dict[str, Any]:
+    loaded = node.executor
+    if loaded.streaming:
+        result = None
+        async for item in loaded.executor.execute(data, inputs, context):
+            if isinstance(item, ExecutionResult):
+                result = item
+            elif isinstance(item, Event):
+                _emit_from_executor(item, node, context, shared)
+            else:
+                raise _contract(
+                    node, f"yielded {type(item).__name__}; yield Event or ExecutionResult"
+                )
+        if result is None:
+            raise _contract(node, "its execute() generator ended without an ExecutionResult")
+    else:
+        result = await loaded.executor.execute(data, inputs, context)
+        if not isinstance(result, ExecutionResult):
+            raise _contract(
+                node, f"execute() returned {type(result).__name__}, not an ExecutionResult"
+            )
+    for event in result.events:
+        _emit_from_executor(event, node, context, shared)
+    outputs = result.outputs
+    if not outputs.keys() <= node.output_ports:
+        unknown = ", ".join(sorted(set(outputs) - node.output_ports))
+        raise _contract(
+            node,
+            f"it fired unknown port(s) {unknown}; its ports are "
+            f"{', '.join(sorted(node.output_ports))}",
+        )
+    if any(isinstance(value, DataValue) for value in outputs.values()):
+        return {p: (v.value if isinstance(v, DataValue) else v) for p, v in outputs.items()}
+    return outputs
+
+
+def _emit_from_executor(
+    event: Event, node: PlannedNode, context: NodeContext, shared: RunShared
+) -> None:
+    if event.event_type not in EXECUTOR_EVENT_TYPES:
+        raise _contract(
+            node,
+            f"emitted a '{event.event_type}' event; executors emit only "
+            f"{', '.join(sorted(EXECUTOR_EVENT_TYPES))} (the engine emits the rest)",
+        )
+    shared.emit(event.event_type, event.data, context.node_id, node.name, node.type)
+
+
+def _contract(node: PlannedNode, problem: str) -> NodeError:
+    return NodeError(
+        f"the executor of '{node.type}' broke the plugin contract: {problem}",
+        code="executor_contract",
+        retryable=False,
+    )
+
+
+def error_payload(exc: BaseException, node: PlannedNode, node_id: str) -> dict[str, Any]:
+    """The JSON of a node failure: code, message naming the node, and the cause."""
+    if isinstance(exc, NodeloomError):
+        details = exc.to_json()
+        code, cause = details.pop("code"), details.pop("message")
+    else:
+        details, code, cause = {}, "node_failed", f"{type(exc).__name__}: {exc}"
+    return {
+        "code": code,
+        "message": f"node '{node.name}' ({node.type}, id '{node_id}') failed: {cause}",
+        "cause": cause,
+        "node_id": node_id,
+        "node_name": node.name,
+        "node_type": node.type,
+        **details,
+    }
+
+
+def _short(exc: BaseException) -> str:
+    return f"{getattr(exc, 'code', type(exc).__name__)}: {exc}"

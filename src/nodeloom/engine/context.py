@@ -1,0 +1,214 @@
+"""What a run shares (`RunSettings`, `RunShared`) and what a running node sees
+(`NodeContext`: the FlowContext of the plugin contract and the expression scope)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nodeloom.engine.events import EventSink
+from nodeloom.engine.plan import DEAD, PENDING
+from nodeloom.errors import ExpressionEvalError, NodeError
+from nodeloom.expressions import MISSING, NodeOutput
+from nodeloom.graph.parameters import cached_template
+from nodeloom.plugins.contract import Event
+
+if TYPE_CHECKING:
+    from nodeloom.engine.run import FlowRun
+    from nodeloom.engine.topology import PlannedNode
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Limits of one run. `max_steps` counts node executions, Loop bodies included."""
+
+    max_concurrency: int = 1000
+    max_steps: int = 1000
+    timeout: float | None = None
+
+
+class RunShared:
+    """State shared by a run and the inner runs of its Loop bodies."""
+
+    __slots__ = (
+        "chat_id",
+        "run_id",
+        "seq",
+        "settings",
+        "sink",
+        "state",
+        "steps",
+        "trigger",
+        "variables",
+    )
+
+    def __init__(
+        self,
+        run_id: str,
+        sink: EventSink,
+        settings: RunSettings,
+        trigger: Any,
+        variables: Mapping[str, Any],
+        chat_id: str | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.sink = sink
+        self.settings = settings
+        self.trigger = trigger
+        self.variables = variables
+        self.chat_id = chat_id
+        self.state: dict[str, Any] = {}
+        self.seq = 0
+        self.steps = 0
+
+    def emit(
+        self,
+        event_type: str,
+        data: dict[str, Any] | None,
+        node_id: str | None = None,
+        node_name: str | None = None,
+        node_type: str | None = None,
+    ) -> None:
+        self.seq += 1
+        self.sink.emit(
+            Event(
+                event_type, data, node_id, node_name, node_type, self.run_id, self.seq, time.time()
+            )
+        )
+
+
+class NodeContext:
+    """The FlowContext a node's executor receives; also the scope of its expressions."""
+
+    __slots__ = (
+        "chat_id",
+        "input_value",
+        "node_id",
+        "node_name",
+        "node_type",
+        "planned",
+        "run",
+        "run_id",
+        "trigger",
+    )
+
+    def __init__(self, run: FlowRun, node: PlannedNode, input_value: Any) -> None:
+        self.run = run
+        self.planned = node
+        self.input_value = input_value
+        shared = run.shared
+        self.run_id = shared.run_id
+        self.chat_id = shared.chat_id
+        self.trigger = shared.trigger
+        self.node_id = run.prefix + node.id if run.prefix else node.id
+        self.node_name = node.name
+        self.node_type = node.type
+
+    # -- FlowContext ----------------------------------------------------------------------
+
+    @property
+    def variables(self) -> Mapping[str, Any]:
+        return self.run.shared.variables
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.run.shared.state
+
+    def upstream(self) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        run: FlowRun | None = self.run
+        indices = sorted(self.run.plan.ancestors(self.planned.index))
+        while run is not None:
+            for index in indices:
+                outputs = run.outputs[index]
+                if outputs is not None:
+                    node = run.plan.nodes[index]
+                    result.setdefault(node.name, outputs.get(node.main_port))
+            if run.parent is None or run.parent_node is None:
+                break
+            indices = sorted(run.parent.plan.ancestors(run.parent_node.index))
+            run = run.parent
+        return result
+
+    def sources(self, port: str) -> list[tuple[str, Any]]:
+        plan, values = self.run.plan, self.run.edge_values
+        found = []
+        for e in self.planned.spine_ports.get(port, ()):
+            value = values[e]
+            if value is not DEAD and value is not PENDING:
+                found.append((plan.nodes[plan.edges[e].source].name, value))
+        return found
+
+    def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
+        template = cached_template(expression)
+        return template.render(_Overlay(self, extra) if extra else self)
+
+    async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:
+        body = self.planned.bodies.get(parameter)
+        if body is None:
+            raise NodeError(
+                f"'{self.node_name}' has no inner graph in '{parameter}'",
+                code="executor_contract",
+                retryable=False,
+            )
+        return await self.run.run_body(self.planned, parameter, body, item, dict(loop))
+
+    # -- expression scope -----------------------------------------------------------------
+
+    def lookup(self, name: str) -> Any:
+        if name == "$json" or name == "input":
+            if self.input_value is MISSING:
+                raise KeyError(name)
+            return self.input_value
+        if name == "$trigger":
+            return self.trigger
+        if name == "$vars":
+            return self.run.shared.variables
+        if name == "$loop":
+            run: FlowRun | None = self.run
+            while run is not None and run.loop is None:
+                run = run.parent
+            if run is None:
+                raise KeyError(name)
+            return run.loop
+        if name == "$run":
+            return {"id": self.run_id, "chat_id": self.chat_id}
+        raise KeyError(name)
+
+    def node(self, ref: str) -> NodeOutput:
+        run: FlowRun | None = self.run
+        while run is not None:
+            index = run.plan.names.get(ref)
+            if index is not None:
+                planned = run.plan.nodes[index]
+                outputs = run.outputs[index]
+                if outputs is None:
+                    state = "was skipped" if run.skipped[index] else "has not run yet"
+                    raise ExpressionEvalError(
+                        f"node '{ref}' {state} in this run, so it has no output"
+                    )
+                return NodeOutput(planned.name, outputs.get(planned.main_port, MISSING), outputs)
+            run = run.parent
+        raise ExpressionEvalError(f"there is no node '{ref}' in this graph")
+
+
+class _Overlay:
+    """A scope with extra root names over a node's scope (e.g. Loop's `until`)."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: NodeContext, extra: Mapping[str, Any]) -> None:
+        self.base = base
+        self.extra = extra
+
+    def lookup(self, name: str) -> Any:
+        if name in self.extra:
+            return self.extra[name]
+        if name == "input" and "$json" in self.extra:
+            return self.extra["$json"]
+        return self.base.lookup(name)
+
+    def node(self, ref: str) -> NodeOutput:
+        return self.base.node(ref)

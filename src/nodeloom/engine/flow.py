@@ -1,0 +1,287 @@
+"""The public face of the engine: `load()` a graph, then `run()` or `stream()` it.
+
+flow = nodeloom.load("examples/hello.json")
+result = await flow.run("Hi there")
+async for event in flow.stream("Hi there"):
+    print(event.event_type, event.node_name)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from nodeloom.engine.context import RunSettings, RunShared
+from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
+from nodeloom.engine.result import RunResult, RunStatus
+from nodeloom.engine.run import FlowRun
+from nodeloom.engine.topology import FlowPlan, compile_plan
+from nodeloom.errors import GraphError, Issue, PluginError
+from nodeloom.graph.model import Graph
+from nodeloom.graph.validation import CheckedGraph, check_graph, validate
+from nodeloom.plugins.contract import Event
+from nodeloom.plugins.registry import Registry, default_registry
+
+Outputs = Mapping[str, Mapping[str, Any]]
+
+
+def load(source: str | Path | Mapping[str, Any], *, registry: Registry | None = None) -> Flow:
+    """Load and validate a graph (a path, JSON text, or a dict). Raises GraphError listing
+    every problem, each located."""
+    registry = registry or default_registry()
+    checked = validate(source, registry)
+    return Flow(checked, registry)
+
+
+class Flow:
+    """A validated, compiled graph. Runs are independent; a Flow may run concurrently."""
+
+    def __init__(self, checked: CheckedGraph, registry: Registry) -> None:
+        checked.raise_for_issues()
+        self.checked = checked
+        self.registry = registry
+        try:
+            self.plan: FlowPlan = compile_plan(checked, registry)
+        except PluginError as exc:
+            raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
+        self._subsets: dict[tuple[str, ...], Flow] = {}
+
+    @property
+    def graph(self) -> Graph:
+        return self.checked.graph
+
+    @property
+    def name(self) -> str | None:
+        return self.graph.name
+
+    # -- running --------------------------------------------------------------------------
+
+    async def run(
+        self,
+        message: Any = None,
+        *,
+        trigger: Mapping[str, Any] | None = None,
+        sink: EventSink | None = None,
+        settings: RunSettings | None = None,
+        run_id: str | None = None,
+        chat_id: str | None = None,
+        target: str | None = None,
+        from_node: str | None = None,
+        outputs: Outputs | None = None,
+    ) -> RunResult:
+        """Run once. `message` becomes the trigger `{"message": ...}` (Chat Start's output).
+
+        `target`: run only that node and its ancestors. `from_node` with `outputs` (node
+        name -> {port: value}): run that node and its descendants, taking every other
+        node's outputs from `outputs`. Invalid arguments raise GraphError.
+        """
+        if target is not None and from_node is not None:
+            raise GraphError(
+                [Issue("invalid_request", "give either a target or a from node, not both")]
+            )
+        if target is not None:
+            return await self._subset_to(target).run(
+                message,
+                trigger=trigger,
+                sink=sink,
+                settings=settings,
+                run_id=run_id,
+                chat_id=chat_id,
+            )
+        frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
+        return await execute_plan(
+            self.plan,
+            trigger=_trigger(message, trigger),
+            sink=sink or NullSink(),
+            settings=settings or RunSettings(),
+            run_id=run_id,
+            chat_id=chat_id,
+            frozen=frozen,
+        )
+
+    async def stream(self, message: Any = None, **options: Any) -> AsyncIterator[Event]:
+        """Run once, yielding every event as it happens. The last event is the run's
+        `run_completed`, `run_failed` or `run_cancelled`."""
+        queue_sink = QueueSink()
+        extra = options.pop("sink", None)
+        sink = FanoutSink(queue_sink, extra) if extra else queue_sink
+        task = asyncio.create_task(self.run(message, sink=sink, **options))
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue_sink.queue.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    event = getter.result()
+                    yield event
+                    if event.event_type in _FINAL and event.node_id is None:
+                        break
+                else:
+                    getter.cancel()
+                    while not queue_sink.queue.empty():
+                        yield queue_sink.queue.get_nowait()
+                    break
+            await task
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    # -- incremental runs -----------------------------------------------------------------
+
+    def _subset_to(self, target: str) -> Flow:
+        index = self._index(target, "target")
+        keep = self.plan.ancestors(index) | {index}
+        key = ("target", target)
+        if key not in self._subsets:
+            graph = self.graph
+            ids = {self.plan.nodes[i].id for i in keep}
+            subset = Graph(
+                tuple(n for n in graph.nodes if n.id in ids),
+                tuple(e for e in graph.edges if e.source in ids and e.target in ids),
+                name=graph.name,
+                description=graph.description,
+                version=graph.version,
+                variables=graph.variables,
+            )
+            self._subsets[key] = Flow(check_graph(subset, self.registry), self.registry)
+        return self._subsets[key]
+
+    def _frozen_for(self, from_node: str, supplied: Outputs) -> dict[int, dict[str, Any] | None]:
+        plan = self.plan
+        start = self._index(from_node, "from")
+        running = plan.descendants(start) | {start}
+        given: dict[int, dict[str, Any]] = {}
+        issues = []
+        for name, ports in supplied.items():
+            index = plan.names.get(name)
+            if index is None:
+                issues.append(
+                    Issue(
+                        "invalid_outputs",
+                        f"the outputs name a node '{name}' that is not in the graph",
+                        node_id=name,
+                    )
+                )
+            elif not isinstance(ports, Mapping):
+                issues.append(
+                    Issue(
+                        "invalid_outputs",
+                        f"the outputs of '{name}' must be an object of port -> value",
+                        node_id=name,
+                    )
+                )
+            else:
+                given[index] = dict(ports)
+        needed: set[int] = set()
+        for index in running:
+            node = plan.nodes[index]
+            needed.update(plan.edges[e].source for e in node.in_edges)
+            needed.update(_referenced(self, node.id))
+        for index in sorted(needed - running):
+            if index not in given:
+                node = plan.nodes[index]
+                issues.append(
+                    Issue(
+                        "missing_outputs",
+                        f"running from '{from_node}' needs the "
+                        f"outputs of '{node.name}'; add them to the outputs file "
+                        "(an empty object if it fired nothing)",
+                        node_id=node.id,
+                    )
+                )
+        if issues:
+            raise GraphError(issues)
+        return {i: given.get(i) for i in range(len(plan.nodes)) if i not in running}
+
+    def _index(self, ref: str, what: str) -> int:
+        index = self.plan.names.get(ref)
+        if index is None:
+            names = ", ".join(sorted(n.name for n in self.plan.nodes))
+            raise GraphError(
+                [
+                    Issue(
+                        "unknown_node",
+                        f"the {what} node '{ref}' is not in the graph; nodes: {names}",
+                        node_id=ref,
+                    )
+                ]
+            )
+        return index
+
+
+_FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
+
+
+async def execute_plan(
+    plan: FlowPlan,
+    *,
+    trigger: Any,
+    sink: EventSink,
+    settings: RunSettings,
+    run_id: str | None = None,
+    chat_id: str | None = None,
+    frozen: dict[int, dict[str, Any] | None] | None = None,
+) -> RunResult:
+    """Run a plan to its end and say how it ended. Cancelling the calling task cancels
+    every running node, emits `run_cancelled`, and re-raises CancelledError."""
+    shared = RunShared(run_id or uuid.uuid4().hex, sink, settings, trigger, plan.variables, chat_id)
+    shared.emit("run_started", {"trigger": trigger})
+    started = time.perf_counter()
+    run = FlowRun(plan, shared)
+    error: dict[str, Any] | None = None
+    try:
+        if settings.timeout is None:
+            await run.execute(frozen)
+        else:
+            scope = asyncio.timeout(settings.timeout)
+            try:
+                async with scope:
+                    await run.execute(frozen)
+            except TimeoutError:
+                if not scope.expired():
+                    raise
+                error = {
+                    "code": "run_timeout",
+                    "message": f"the run took longer than its timeout of "
+                    f"{settings.timeout:g} s; running nodes were cancelled",
+                }
+    except asyncio.CancelledError:
+        duration = (time.perf_counter() - started) * 1000
+        shared.emit("run_cancelled", {"duration_ms": duration})
+        raise
+    duration = (time.perf_counter() - started) * 1000
+    error = error or run.failure
+    outputs = {
+        node.name: outs
+        for node, outs in zip(plan.nodes, run.outputs, strict=True)
+        if outs is not None and (frozen is None or node.index not in frozen)
+    }
+    if error is None:
+        status = RunStatus.COMPLETED
+        shared.emit("run_completed", {"duration_ms": duration, "steps": shared.steps})
+    else:
+        status = RunStatus.FAILED
+        shared.emit("run_failed", {"duration_ms": duration, "error": error})
+    return RunResult(shared.run_id, status, outputs, error, duration, shared.steps)
+
+
+def _trigger(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
+    data = dict(trigger or {})
+    if message is not None or "message" not in data:
+        data["message"] = "" if message is None else message
+    return data
+
+
+def _referenced(flow: Flow, node_id: str) -> set[int]:
+    info = flow.checked.infos[node_id]
+    found = set()
+    for template in info.templates.values():
+        for ref in template.references:
+            index = flow.plan.names.get(ref)
+            if index is not None:
+                found.add(index)
+    return found

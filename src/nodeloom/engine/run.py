@@ -1,0 +1,319 @@
+"""The run loop: execute a FlowPlan once.
+
+Scheduling: a node is considered as soon as every incoming edge has settled; planning
+(`nodeloom.engine.plan`) says whether it runs or is skipped. Ready nodes are executed by
+workers, at most `max_concurrency` at a time. A worker that finishes a node continues
+with one of the nodes that became ready (no task per node on a chain) and starts new
+workers for the others. After a node finishes, only its outgoing edges are looked at:
+the cost per node does not grow with the size of the graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import Any
+
+from nodeloom.engine.attempt import attempt_node, error_payload
+from nodeloom.engine.context import NodeContext, RunShared
+from nodeloom.engine.plan import DEAD, PENDING, skip_reason
+from nodeloom.engine.topology import FlowPlan, PlannedNode
+from nodeloom.errors import CoercionError, ExpressionError, ExpressionEvalError, NodeError
+from nodeloom.expressions import MISSING
+from nodeloom.graph.coercion import coerce
+from nodeloom.plugins.contract import DataValue
+
+
+class FlowRun:
+    """One execution of a plan: the top-level graph, or one iteration of a Loop body."""
+
+    def __init__(
+        self,
+        plan: FlowPlan,
+        shared: RunShared,
+        *,
+        parent: FlowRun | None = None,
+        parent_node: PlannedNode | None = None,
+        entry: Any = MISSING,
+        loop: dict[str, Any] | None = None,
+        prefix: str = "",
+    ) -> None:
+        self.plan = plan
+        self.shared = shared
+        self.parent = parent
+        self.parent_node = parent_node
+        self.entry = entry
+        self.loop = loop
+        self.prefix = prefix
+        self.pending = plan.indegree.copy()
+        self.edge_values: list[Any] = [PENDING] * len(plan.edges)
+        self.outputs: list[dict[str, Any] | None] = [None] * len(plan.nodes)
+        self.skipped = [False] * len(plan.nodes)
+        self.ready: deque[int] = deque()
+        self.running = 0
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.failure: dict[str, Any] | None = None
+        self._done: asyncio.Future[None] | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def execute(self, frozen: dict[int, dict[str, Any] | None] | None = None) -> None:
+        """Run to the end. `frozen` (incremental runs) maps nodes that must not run to
+        the outputs they are taken to have produced (None: they did not run)."""
+        self._done = asyncio.get_running_loop().create_future()
+        if frozen:
+            self._restore(frozen)
+        else:
+            self.ready.extend(self.plan.roots)
+        if not self.ready:
+            return
+        self._spawn()
+        try:
+            await self._done
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Cancel every running node and wait until they have all finished."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _spawn(self) -> None:
+        cap = self.shared.settings.max_concurrency
+        create = asyncio.get_running_loop().create_task
+        while self.ready and self.running < cap and self.failure is None:
+            index = self.ready.popleft()
+            self.running += 1
+            task = create(self._worker(index))
+            self.tasks.add(task)
+            task.add_done_callback(self._worker_done)
+
+    async def _worker(self, index: int) -> None:
+        try:
+            while True:
+                await self._run_node(self.plan.nodes[index])
+                if self.failure is not None or not self.ready:
+                    break
+                index = self.ready.popleft()
+                self._spawn()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # an engine bug: fail the run, do not hang it
+            self._fail({"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"})
+
+    def _worker_done(self, task: asyncio.Task[None]) -> None:
+        # A callback, not a `finally`: a worker cancelled before it started never runs its
+        # body, but its callback still runs.
+        self.tasks.discard(task)
+        self.running -= 1
+        if self.running == 0 and (self.failure is not None or not self.ready):
+            done = self._done
+            if done is not None and not done.done():
+                done.set_result(None)
+
+    def _fail(self, payload: dict[str, Any]) -> None:
+        if self.failure is not None:
+            return
+        self.failure = payload
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+
+    # -- one node -------------------------------------------------------------------------
+
+    async def _run_node(self, node: PlannedNode) -> None:
+        shared = self.shared
+        shared.steps += 1
+        node_id = self.prefix + node.id if self.prefix else node.id
+        if shared.steps > shared.settings.max_steps:
+            self._fail(
+                {
+                    "code": "max_steps_exceeded",
+                    "message": f"the run exceeded {shared.settings.max_steps} node executions "
+                    f"(at '{node.name}'); raise --max-steps if this is expected",
+                    "node_id": node_id,
+                    "node_name": node.name,
+                    "node_type": node.type,
+                }
+            )
+            return
+        inputs, input_value = self._gather(node)
+        context = NodeContext(self, node, input_value)
+        shared.emit("started", None, node_id, node.name, node.type)
+        started = time.perf_counter()
+        attempts = 1
+        try:
+            data = self._resolve(node, context)
+            outputs, attempts = await attempt_node(node, data, inputs, context, shared)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            payload = error_payload(exc, node, node_id)
+            mode = node.on_error
+            shared.emit(
+                "error",
+                {
+                    "error": payload,
+                    "handled": mode != "stop",
+                    "attempts": getattr(exc, "attempts", attempts),
+                },
+                node_id,
+                node.name,
+                node.type,
+            )
+            if mode == "stop":
+                self._fail(payload)
+                return
+            outputs = (
+                {node.main_port: {"error": payload}} if mode == "continue" else {"error": payload}
+            )
+        self.outputs[node.index] = outputs
+        shared.emit(
+            "completed",
+            {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000},
+            node_id,
+            node.name,
+            node.type,
+        )
+        self._settle(node, outputs)
+
+    def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any]:
+        """Values on the node's spine inputs, and the value `$json` stands for."""
+        inputs: dict[str, DataValue] = {}
+        first: Any = MISSING
+        values = self.edge_values
+        for port, edges in node.spine_ports.items():
+            if port in node.multiple_ports:
+                delivered = [v for e in edges if (v := values[e]) is not DEAD]
+                inputs[port] = DataValue("array", delivered)
+                value = delivered
+            else:
+                value = MISSING
+                for e in edges:
+                    if values[e] is not DEAD:
+                        value = values[e]
+                        break
+                if value is MISSING:
+                    continue
+                inputs[port] = DataValue("data", value)
+            if first is MISSING:
+                first = value
+        if self.entry is not MISSING and not node.in_edges:
+            if any(p.id == "input" for p in node.definition.inputs):
+                inputs["input"] = DataValue("data", self.entry)
+            first = self.entry
+        return inputs, first
+
+    def _resolve(self, node: PlannedNode, context: NodeContext) -> dict[str, Any]:
+        """Parameters: wire > expression > inline value > default."""
+        data = dict(node.static)
+        values = self.edge_values
+        for parameter in node.dynamic:
+            wired = False
+            for e in parameter.wires:
+                value = values[e]
+                if value is not DEAD and value is not PENDING:
+                    edge = self.plan.edges[e]
+                    try:
+                        data[parameter.id] = coerce(value, edge.source_socket, edge.target_socket)
+                    except CoercionError as exc:
+                        raise CoercionError(f"the wire into '{parameter.id}': {exc}") from None
+                    wired = True
+                    break
+            if wired or parameter.render is None:
+                continue
+            try:
+                data[parameter.id] = parameter.render(context)
+            except ExpressionError as exc:
+                raise ExpressionEvalError(f"parameter '{parameter.id}': {exc}") from None
+        return data
+
+    def _settle(self, node: PlannedNode, outputs: dict[str, Any] | None) -> None:
+        """Deliver or kill the node's outgoing edges; queue or skip what became settled."""
+        plan, values, pending, skipped = self.plan, self.edge_values, self.pending, self.skipped
+        work = [(node, outputs)]
+        while work:
+            current, fired = work.pop()
+            for e in current.out_edges:
+                edge = plan.edges[e]
+                if fired is not None and edge.source_port in fired:
+                    values[e] = fired[edge.source_port]
+                else:
+                    values[e] = DEAD
+                target = edge.target
+                pending[target] -= 1
+                if pending[target]:
+                    continue
+                target_node = plan.nodes[target]
+                reason = skip_reason(plan, target_node, values, skipped)
+                if reason is None:
+                    self.ready.append(target)
+                else:
+                    skipped[target] = True
+                    self.shared.emit(
+                        "skipped",
+                        {"reason": reason},
+                        self.prefix + target_node.id if self.prefix else target_node.id,
+                        target_node.name,
+                        target_node.type,
+                    )
+                    work.append((target_node, None))
+
+    def _restore(self, frozen: dict[int, dict[str, Any] | None]) -> None:
+        """Incremental runs: settle the edges of nodes that do not run."""
+        plan = self.plan
+        for index, outputs in frozen.items():
+            self.outputs[index] = outputs
+            for e in plan.nodes[index].out_edges:
+                edge = plan.edges[e]
+                if edge.target in frozen:
+                    continue
+                self.edge_values[e] = (
+                    outputs[edge.source_port]
+                    if outputs is not None and edge.source_port in outputs
+                    else DEAD
+                )
+                self.pending[edge.target] -= 1
+        for node in plan.nodes:
+            if node.index in frozen or self.pending[node.index]:
+                continue
+            reason = skip_reason(plan, node, self.edge_values, self.skipped)
+            if reason is None:
+                self.ready.append(node.index)
+            else:
+                self.skipped[node.index] = True
+                self.shared.emit("skipped", {"reason": reason}, node.id, node.name, node.type)
+                self._settle(node, None)
+
+    # -- inner graphs ---------------------------------------------------------------------
+
+    async def run_body(
+        self, node: PlannedNode, parameter: str, body: FlowPlan, item: Any, loop: dict[str, Any]
+    ) -> Any:
+        prefix = f"{self.prefix}{node.id}/"
+        inner = FlowRun(
+            body, self.shared, parent=self, parent_node=node, entry=item, loop=loop, prefix=prefix
+        )
+        await inner.execute()
+        if inner.failure is not None:
+            failure = inner.failure
+            error = NodeError(
+                f"iteration {loop.get('index')}: {failure.get('message')}",
+                code=failure.get("code"),
+                retryable=False,
+                details={"inner": failure},
+            )
+            raise error
+        result = node.body_result.get(parameter)
+        if result is None:
+            return None
+        outputs = inner.outputs[result]
+        if outputs is None:
+            return None
+        return outputs.get(body.nodes[result].main_port)

@@ -1,0 +1,209 @@
+"""Parameters in a node's `data`: static checks, node settings, and expression compilation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from nodeloom.errors import ExpressionSyntaxError, Issue
+from nodeloom.expressions import Template, compile_template, has_expression
+from nodeloom.plugins.contract import COMMON_PARAMETER_IDS, NodeDefinition, Parameter
+
+SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout
+ON_ERROR_MODES = ("stop", "continue", "error_output")
+
+cached_template = lru_cache(maxsize=8192)(compile_template)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Per-node retry (seed 003). Delay before attempt n+1 is
+    min(initial_interval * backoff_factor ** (n - 1), max_interval) seconds."""
+
+    max_attempts: int = 3
+    initial_interval: float = 1.0
+    backoff_factor: float = 2.0
+    max_interval: float = 30.0
+    retry_on: tuple[str, ...] | None = None  # error codes or exception names; None: retryable
+
+    def delay(self, attempt: int) -> float:
+        return min(self.initial_interval * self.backoff_factor ** (attempt - 1), self.max_interval)
+
+    def should_retry(self, exc: BaseException, attempt: int) -> bool:
+        if attempt >= self.max_attempts:
+            return False
+        if self.retry_on is None:
+            return bool(getattr(exc, "retryable", True))
+        code = getattr(exc, "code", None)
+        return code in self.retry_on or type(exc).__name__ in self.retry_on
+
+
+_RETRY_FIELDS = {
+    "max_attempts": int,
+    "initial_interval": (int, float),
+    "backoff_factor": (int, float),
+    "max_interval": (int, float),
+    "retry_on": list,
+}
+
+
+def parse_retry(raw: Any) -> RetryPolicy | None:
+    if not raw:
+        return None
+    fields = {k: v for k, v in raw.items() if k in _RETRY_FIELDS}
+    if fields.get("retry_on") is not None:
+        fields["retry_on"] = tuple(fields["retry_on"])
+    return RetryPolicy(**fields)
+
+
+def settings_issues(data: Mapping[str, Any], where: str, definition: NodeDefinition) -> list[Issue]:
+    issues: list[Issue] = []
+    on_error = data.get("on_error", "stop")
+    if on_error not in ON_ERROR_MODES:
+        issues.append(
+            Issue(
+                "invalid_parameter",
+                f"on_error must be one of {', '.join(ON_ERROR_MODES)}, got {on_error!r}",
+                node_id=where,
+                field="on_error",
+            )
+        )
+    if definition.parameter("timeout") is None:
+        timeout = data.get("timeout")
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+        ):
+            issues.append(
+                Issue(
+                    "invalid_parameter",
+                    f"timeout is a number of seconds above 0, got {timeout!r}",
+                    node_id=where,
+                    field="timeout",
+                )
+            )
+    retry = data.get("retry")
+    if retry is not None:
+        issues.extend(_retry_issues(retry, where))
+    return issues
+
+
+def _retry_issues(retry: Any, where: str) -> list[Issue]:
+    if not isinstance(retry, dict):
+        return [
+            Issue(
+                "invalid_parameter",
+                "retry is an object {max_attempts, initial_interval, "
+                "backoff_factor, max_interval, retry_on}",
+                node_id=where,
+                field="retry",
+            )
+        ]
+    issues = []
+    for key, value in retry.items():
+        expected = _RETRY_FIELDS.get(key)
+        if expected is None:
+            issues.append(
+                Issue(
+                    "invalid_parameter",
+                    f"retry has no field '{key}'; valid: {', '.join(_RETRY_FIELDS)}",
+                    node_id=where,
+                    field=f"retry.{key}",
+                )
+            )
+        elif isinstance(value, bool) or not isinstance(value, expected):
+            issues.append(
+                Issue(
+                    "invalid_parameter",
+                    f"retry.{key} has the wrong type: {value!r}",
+                    node_id=where,
+                    field=f"retry.{key}",
+                )
+            )
+        elif key == "max_attempts" and value < 1:
+            issues.append(
+                Issue(
+                    "invalid_parameter",
+                    "retry.max_attempts must be at least 1",
+                    node_id=where,
+                    field="retry.max_attempts",
+                )
+            )
+        elif key != "retry_on" and key != "max_attempts" and value < 0:
+            issues.append(
+                Issue(
+                    "invalid_parameter",
+                    f"retry.{key} must not be negative",
+                    node_id=where,
+                    field=f"retry.{key}",
+                )
+            )
+    return issues
+
+
+def check_value(parameter: Parameter, value: Any) -> list[str]:
+    """Messages for an inline value that does not fit its parameter (expressions pass)."""
+    if value is None or (isinstance(value, str) and has_expression(value)):
+        return []
+    kind = parameter.type
+    if kind in ("string", "text", "code", "expression"):
+        if not isinstance(value, str):
+            return [f"'{parameter.id}' must be a string, got {_kind(value)}"]
+    elif kind in ("number", "integer"):
+        wanted = int if kind == "integer" else (int, float)
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            noun = "an integer" if kind == "integer" else "a number"
+            return [f"'{parameter.id}' must be {noun}, got {_kind(value)} {value!r}"]
+        if parameter.minimum is not None and value < parameter.minimum:
+            return [f"'{parameter.id}' must be at least {parameter.minimum}, got {value}"]
+        if parameter.maximum is not None and value > parameter.maximum:
+            return [f"'{parameter.id}' must be at most {parameter.maximum}, got {value}"]
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            return [f"'{parameter.id}' must be true or false, got {_kind(value)} {value!r}"]
+    elif kind == "enum" and value not in parameter.options:
+        return [f"'{parameter.id}' must be one of {', '.join(parameter.options)}, got {value!r}"]
+    return []
+
+
+def compile_templates(
+    definition: NodeDefinition, data: Mapping[str, Any]
+) -> tuple[dict[str, Template], list[tuple[str, ExpressionSyntaxError]]]:
+    """Compile every `{{ }}` in the node's parameters, keyed by field path."""
+    templates: dict[str, Template] = {}
+    errors: list[tuple[str, ExpressionSyntaxError]] = []
+    for key, value in data.items():
+        if key in SETTINGS:
+            continue
+        parameter = definition.parameter(key)
+        if parameter is None or parameter.type == "graph":
+            continue
+        _collect(value, key, templates, errors)
+    return templates, errors
+
+
+def _collect(
+    value: Any,
+    path: str,
+    templates: dict[str, Template],
+    errors: list[tuple[str, ExpressionSyntaxError]],
+) -> None:
+    if isinstance(value, str):
+        if has_expression(value):
+            try:
+                templates[path] = cached_template(value)
+            except ExpressionSyntaxError as exc:
+                errors.append((path, exc))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _collect(item, f"{path}.{key}", templates, errors)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _collect(item, f"{path}[{index}]", templates, errors)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
