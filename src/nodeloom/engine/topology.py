@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from nodeloom.expressions import Template
@@ -122,7 +123,7 @@ def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
                 source_port=edge.source_handle,
                 target=index[edge.target],
                 target_port=edge.target_handle,
-                spine=any(p.id == in_port.id for p in target_definition.inputs),
+                spine=in_port.id in _spine_inputs(target_definition),
                 source_socket=source_info.outputs[edge.source_handle].socket,
                 target_socket=in_port.socket,
             )
@@ -204,11 +205,11 @@ def _plan_node(
         spine_ports=spine_ports,
         side_edges=side_edges,
         out_edges=out_edges,
-        multiple_ports=frozenset(p.id for p in definition.inputs if p.multiple),
-        output_ports=frozenset(info.outputs) | {ERROR_PORT},
+        multiple_ports=_multiple_ports(definition),
+        output_ports=_output_ports(frozenset(info.outputs)),
         main_port=definition.main_port,
         on_error=node.data.get("on_error", "stop"),
-        retry=parse_retry(node.data.get("retry")),
+        retry=parse_retry(node.data["retry"]) if "retry" in node.data else None,
         timeout=float(timeout) if isinstance(timeout, (int, float)) else None,
     )
     for param, body in info.bodies.items():
@@ -220,6 +221,21 @@ def _plan_node(
         elif plan.sinks:
             planned.body_result[param] = plan.sinks[-1]
     return planned
+
+
+@lru_cache(maxsize=1024)
+def _multiple_ports(definition: NodeDefinition) -> frozenset[str]:
+    return frozenset(p.id for p in definition.inputs if p.multiple)
+
+
+@lru_cache(maxsize=4096)
+def _output_ports(ports: frozenset[str]) -> frozenset[str]:
+    return ports | {ERROR_PORT}
+
+
+@lru_cache(maxsize=1024)
+def _spine_inputs(definition: NodeDefinition) -> frozenset[str]:
+    return frozenset(p.id for p in definition.inputs)
 
 
 def _renderer(value: Any, path: str, templates: dict[str, Template]) -> Renderer | None:

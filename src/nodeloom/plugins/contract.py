@@ -175,7 +175,7 @@ ERROR_PORT = "error"
 CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: one object per node type
 class NodeDefinition:
     """What a node looks like and promises. Pure data; served as the UI's catalogue."""
 
