@@ -150,3 +150,13 @@ async def test_variables_of_the_graph_are_available_as_vars(run):
     doc = graph(node("a", "const", value="{{ $vars.greeting }}"), variables={"greeting": "hey"})
     result, _ = await run(doc)
     assert result.outputs["a"]["output"] == "hey"
+
+
+async def test_source_code_parameters_are_never_rendered_as_templates(run):
+    doc = graph(
+        node("a", "const", value=1),
+        node("t", "json-transform", expression='$map([1, 2], function($v){{"n": $v}})'),
+        edge("a", "t"),
+    )
+    result, _ = await run(doc)
+    assert result.outputs["t"]["output"] == [{"n": 1}, {"n": 2}]

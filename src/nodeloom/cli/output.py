@@ -36,7 +36,9 @@ class Progress:
     """Live per-node progress lines on stderr, so stdout stays the result."""
 
     def __init__(self) -> None:
-        self.console = Console(stderr=True, highlight=False)
+        # soft_wrap: a line is never broken at the console width, so every message stays
+        # whole (and greppable) in logs and pipes, whatever the terminal's size.
+        self.console = Console(stderr=True, highlight=False, soft_wrap=True)
         self._streaming = False
 
     def emit(self, event: Event) -> None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from nodeloom.expressions import Template
-from nodeloom.graph.parameters import SETTINGS, RetryPolicy, parse_retry
+from nodeloom.graph.parameters import RAW_TYPES, SETTINGS, RetryPolicy, parse_retry
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
 from nodeloom.plugins.registry import LoadedExecutor, Registry
@@ -182,7 +182,7 @@ def _plan_node(
         value = node.data.get(parameter.id, parameter.default)
         render = (
             _renderer(value, parameter.id, info.templates)
-            if parameter.type not in ("expression", "graph")
+            if parameter.type not in ("expression", *RAW_TYPES)
             else None
         )
         if render is None and parameter.id not in wires:

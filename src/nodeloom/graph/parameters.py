@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,6 +14,9 @@ from nodeloom.plugins.contract import COMMON_PARAMETER_IDS, NodeDefinition, Para
 
 SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout
 ON_ERROR_MODES = ("stop", "continue", "error_output")
+# Parameters never rendered as templates: source code (Python f-strings and JSONata objects
+# use `{{` themselves; code reads its data through its input) and inner graphs.
+RAW_TYPES = frozenset({"code", "graph"})
 
 cached_template = lru_cache(maxsize=8192)(compile_template)
 
@@ -144,7 +148,9 @@ def _retry_issues(retry: Any, where: str) -> list[Issue]:
 
 def check_value(parameter: Parameter, value: Any) -> list[str]:
     """Messages for an inline value that does not fit its parameter (expressions pass)."""
-    if value is None or (isinstance(value, str) and has_expression(value)):
+    if value is None or (
+        isinstance(value, str) and has_expression(value) and parameter.type not in RAW_TYPES
+    ):
         return []
     kind = parameter.type
     if kind in ("string", "text", "code", "expression"):
@@ -163,7 +169,12 @@ def check_value(parameter: Parameter, value: Any) -> list[str]:
         if not isinstance(value, bool):
             return [f"'{parameter.id}' must be true or false, got {_kind(value)} {value!r}"]
     elif kind == "enum" and value not in parameter.options:
-        return [f"'{parameter.id}' must be one of {', '.join(parameter.options)}, got {value!r}"]
+        hint = difflib.get_close_matches(str(value), parameter.options, n=1)
+        suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+        return [
+            f"'{parameter.id}' must be one of {', '.join(parameter.options)}, got "
+            f"{value!r}{suggestion}"
+        ]
     return []
 
 
@@ -177,7 +188,7 @@ def compile_templates(
         if key in SETTINGS:
             continue
         parameter = definition.parameter(key)
-        if parameter is None or parameter.type == "graph":
+        if parameter is None or parameter.type in RAW_TYPES:
             continue
         _collect(value, key, templates, errors)
     return templates, errors

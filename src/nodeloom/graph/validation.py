@@ -143,8 +143,10 @@ def _check_node(node: Node, registry: Registry, prefix: str, issues: list[Issue]
                 )
     issues.extend(settings_issues(node.data, where, definition))
     if definition.check is not None:
+        reported = {i.field for i in issues if i.node_id == where}
         for field_name, message in definition.check(node.data):
-            issues.append(Issue("invalid_parameter", message, node_id=where, field=field_name))
+            if field_name not in reported:  # one issue per field: the first is the clearest
+                issues.append(Issue("invalid_parameter", message, node_id=where, field=field_name))
     info.templates, syntax_errors = compile_templates(definition, node.data)
     for field_name, exc in syntax_errors:
         issues.append(Issue("expression_syntax", str(exc), node_id=where, field=field_name))
