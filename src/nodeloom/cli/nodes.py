@@ -31,6 +31,10 @@ def nodes_command(as_json: bool) -> None:
             found.origin,
             f"{found.load_ms:.1f}",
         )
+    if not console.is_terminal:
+        # Fit a terminal; in a pipe keep every cell and line whole, so type ids and
+        # failures can be grepped whatever the width (or the stdin) of the caller.
+        console.width = 10_000
     console.print(table)
     for failure in registry.failures:
         console.print(

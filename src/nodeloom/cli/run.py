@@ -19,7 +19,7 @@ from nodeloom.plugins.contract import Event
 
 
 @click.command("run")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--input", "message", help="The turn's message (Chat Start outputs it).")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print one JSON object per event, then a result line."
@@ -50,7 +50,7 @@ from nodeloom.plugins.contract import Event
 @click.option(
     "--outputs",
     "outputs_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="JSON file of node name -> {port: value} for --from.",
 )
 def run_command(
@@ -136,7 +136,9 @@ def _read_outputs(path: str) -> dict[str, Any]:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise GraphError([Issue("invalid_outputs", f"no such file: {path}")]) from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise GraphError([Issue("invalid_outputs", f"cannot read {path}: {exc}")]) from None
+    except ValueError as exc:
         raise GraphError([Issue("invalid_outputs", f"{path} is not valid JSON: {exc}")]) from None
     if isinstance(document, dict) and document.get("type") == "result":
         document = document.get("outputs") or {}  # a saved `run --json` result line

@@ -10,7 +10,7 @@ from nodeloom.plugins.registry import default_registry
 
 
 @click.command("validate")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON line.")
 def validate_command(file: str, as_json: bool) -> None:
     """Check FILE and print every problem found, each located. Exit 2 if any."""

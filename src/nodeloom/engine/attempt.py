@@ -20,8 +20,8 @@ async def attempt_node(
     inputs: dict[str, DataValue],
     context: NodeContext,
     shared: RunShared,
-) -> tuple[dict[str, Any], int]:
-    """Run the executor, retrying per the node's policy. Returns (outputs, attempts).
+) -> tuple[dict[str, Any], dict[str, int] | None, int]:
+    """Run the executor, retrying per the node's policy. Returns (outputs, usage, attempts).
 
     The exception of the last attempt propagates with an `attempts` attribute.
     """
@@ -29,8 +29,10 @@ async def attempt_node(
     while True:
         try:
             if node.timeout is None:
-                return await _call(node, data, inputs, context, shared), attempt
-            return await _call_with_timeout(node, data, inputs, context, shared), attempt
+                outputs, usage = await _call(node, data, inputs, context, shared)
+            else:
+                outputs, usage = await _call_with_timeout(node, data, inputs, context, shared)
+            return outputs, usage, attempt
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -56,7 +58,7 @@ async def _call_with_timeout(
     inputs: dict[str, DataValue],
     context: NodeContext,
     shared: RunShared,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, int] | None]:
     scope = asyncio.timeout(node.timeout)
     try:
         async with scope:
@@ -75,7 +77,7 @@ async def _call(
     inputs: dict[str, DataValue],
     context: NodeContext,
     shared: RunShared,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[str, int] | None]:
     loaded = node.executor
     if loaded.streaming:
         result = None
@@ -106,9 +108,11 @@ async def _call(
             f"it fired unknown port(s) {unknown}; its ports are "
             f"{', '.join(sorted(node.output_ports))}",
         )
-    if any(isinstance(value, DataValue) for value in outputs.values()):
-        return {p: (v.value if isinstance(v, DataValue) else v) for p, v in outputs.items()}
-    return outputs
+    for value in outputs.values():
+        if isinstance(value, DataValue):
+            outputs = {p: (v.value if isinstance(v, DataValue) else v) for p, v in outputs.items()}
+            break
+    return outputs, result.usage
 
 
 def _emit_from_executor(

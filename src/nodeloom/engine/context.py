@@ -13,9 +13,10 @@ from nodeloom.engine.plan import DEAD, PENDING
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
-from nodeloom.plugins.contract import Event
+from nodeloom.plugins.contract import BuildContext, Event, Services, StructuralResult
 
 if TYPE_CHECKING:
+    from nodeloom.engine.build import Built
     from nodeloom.engine.run import FlowRun
     from nodeloom.engine.topology import PlannedNode
 
@@ -33,14 +34,17 @@ class RunShared:
     """State shared by a run and the inner runs of its Loop bodies."""
 
     __slots__ = (
+        "built",
         "chat_id",
         "run_id",
         "seq",
+        "services",
         "settings",
         "sink",
         "state",
         "steps",
         "trigger",
+        "usage",
         "variables",
     )
 
@@ -52,7 +56,12 @@ class RunShared:
         trigger: Any,
         variables: Mapping[str, Any],
         chat_id: str | None = None,
+        services: Services | None = None,
+        built: Built | None = None,
     ) -> None:
+        self.services = services
+        self.built = built
+        self.usage: dict[str, int] = {}
         self.run_id = run_id
         self.sink = sink
         self.settings = settings
@@ -62,6 +71,11 @@ class RunShared:
         self.state: dict[str, Any] = {}
         self.seq = 0
         self.steps = 0
+
+    def add_usage(self, usage: Mapping[str, int]) -> None:
+        for key, value in usage.items():
+            if isinstance(value, int):
+                self.usage[key] = self.usage.get(key, 0) + value
 
     def emit(
         self,
@@ -115,6 +129,23 @@ class NodeContext:
     @property
     def state(self) -> dict[str, Any]:
         return self.run.shared.state
+
+    @property
+    def services(self) -> Services:
+        services = self.run.shared.services
+        if services is None:
+            raise RuntimeError("this run has no services")
+        return services
+
+    @property
+    def structure(self) -> StructuralResult | None:
+        built = self.run.shared.built
+        return built.results.get(self.node_id) if built else None
+
+    @property
+    def build_context(self) -> BuildContext | None:
+        built = self.run.shared.built
+        return built.contexts.get(self.node_id) if built else None
 
     def upstream(self) -> dict[str, Any]:
         result: dict[str, Any] = {}

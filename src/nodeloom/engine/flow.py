@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nodeloom.engine.build import Builder, BuildError, Built
 from nodeloom.engine.context import RunSettings, RunShared
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
 from nodeloom.engine.result import RunResult, RunStatus
@@ -25,7 +26,8 @@ from nodeloom.engine.topology import FlowPlan, compile_plan
 from nodeloom.errors import GraphError, Issue, PluginError
 from nodeloom.graph.model import Graph
 from nodeloom.graph.validation import CheckedGraph, check_graph, validate
-from nodeloom.plugins.contract import Event
+from nodeloom.paths import default_services
+from nodeloom.plugins.contract import Event, Services
 from nodeloom.plugins.registry import Registry, default_registry
 
 Outputs = Mapping[str, Mapping[str, Any]]
@@ -57,10 +59,14 @@ def _collector_paused() -> Iterator[None]:
 class Flow:
     """A validated, compiled graph. Runs are independent; a Flow may run concurrently."""
 
-    def __init__(self, checked: CheckedGraph, registry: Registry) -> None:
+    def __init__(
+        self, checked: CheckedGraph, registry: Registry, services: Services | None = None
+    ) -> None:
         checked.raise_for_issues()
         self.checked = checked
         self.registry = registry
+        self.services = services or default_services()
+        self.builder = Builder(checked, registry)
         try:
             self.plan: FlowPlan = compile_plan(checked, registry)
         except PluginError as exc:
@@ -118,7 +124,25 @@ class Flow:
             run_id=run_id,
             chat_id=chat_id,
             frozen=frozen,
+            builder=self.builder if self.builder.needed else None,
+            services=self.services,
         )
+
+    async def build(self, message: Any = None, *, chat_id: str | None = None) -> Built:
+        """Run phase 1 only (what `nodeloom plan` shows): compile agents and tool sources
+        without running the flow or calling a model."""
+        return await self.builder.build(
+            trigger=_trigger(message, None),
+            variables=self.plan.variables,
+            chat_id=chat_id,
+            services=self.services,
+        )
+
+    async def aclose(self) -> None:
+        """Close what cached builds hold open (MCP server connections)."""
+        await self.builder.aclose()
+        for subset in self._subsets.values():
+            await subset.aclose()
 
     async def stream(self, message: Any = None, **options: Any) -> AsyncIterator[Event]:
         """Run once, yielding every event as it happens. The last event is the run's
@@ -164,7 +188,9 @@ class Flow:
                 version=graph.version,
                 variables=graph.variables,
             )
-            self._subsets[key] = Flow(check_graph(subset, self.registry), self.registry)
+            self._subsets[key] = Flow(
+                check_graph(subset, self.registry), self.registry, self.services
+            )
         return self._subsets[key]
 
     def _frozen_for(self, from_node: str, supplied: Outputs) -> dict[int, dict[str, Any] | None]:
@@ -242,36 +268,47 @@ async def execute_plan(
     run_id: str | None = None,
     chat_id: str | None = None,
     frozen: dict[int, dict[str, Any] | None] | None = None,
+    builder: Builder | None = None,
+    services: Services | None = None,
 ) -> RunResult:
-    """Run a plan to its end and say how it ended. Cancelling the calling task cancels
-    every running node, emits `run_cancelled`, and re-raises CancelledError."""
-    shared = RunShared(run_id or uuid.uuid4().hex, sink, settings, trigger, plan.variables, chat_id)
+    """Run a plan to its end (phase 1, then the flow) and say how it ended. Cancelling the
+    calling task cancels every running node, emits `run_cancelled`, and re-raises
+    CancelledError."""
+    services = services or default_services()
+    shared = RunShared(
+        run_id or uuid.uuid4().hex, sink, settings, trigger, plan.variables, chat_id, services
+    )
     shared.emit("run_started", {"trigger": trigger})
     started = time.perf_counter()
     run = FlowRun(plan, shared)
     error: dict[str, Any] | None = None
     try:
-        if settings.timeout is None:
-            await run.execute(frozen)
-        else:
-            scope = asyncio.timeout(settings.timeout)
-            try:
-                async with scope:
+        scope = asyncio.timeout(settings.timeout)
+        try:
+            async with scope:
+                if builder is not None:
+                    error = await _build(builder, shared, services)
+                if error is None:
                     await run.execute(frozen)
-            except TimeoutError:
-                if not scope.expired():
-                    raise
-                error = {
-                    "code": "run_timeout",
-                    "message": f"the run took longer than its timeout of "
-                    f"{settings.timeout:g} s; running nodes were cancelled",
-                }
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            error = {
+                "code": "run_timeout",
+                "message": f"the run took longer than its timeout of "
+                f"{settings.timeout:g} s; running nodes were cancelled",
+            }
     except asyncio.CancelledError:
         duration = (time.perf_counter() - started) * 1000
         shared.emit("run_cancelled", {"duration_ms": duration})
         raise
     duration = (time.perf_counter() - started) * 1000
     error = error or run.failure
+    if shared.usage:
+        shared.usage.setdefault(
+            "total_tokens",
+            shared.usage.get("prompt_tokens", 0) + shared.usage.get("completion_tokens", 0),
+        )
     outputs = {
         node.name: outs
         for node, outs in zip(plan.nodes, run.outputs, strict=True)
@@ -279,11 +316,36 @@ async def execute_plan(
     }
     if error is None:
         status = RunStatus.COMPLETED
-        shared.emit("run_completed", {"duration_ms": duration, "steps": shared.steps})
+        shared.emit(
+            "run_completed", {"duration_ms": duration, "steps": shared.steps, "usage": shared.usage}
+        )
     else:
         status = RunStatus.FAILED
-        shared.emit("run_failed", {"duration_ms": duration, "error": error})
-    return RunResult(shared.run_id, status, outputs, error, duration, shared.steps)
+        shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": shared.usage})
+    return RunResult(shared.run_id, status, outputs, error, duration, shared.steps, shared.usage)
+
+
+async def _build(builder: Builder, shared: RunShared, services: Services) -> dict[str, Any] | None:
+    """Phase 1. Returns the error object if a node could not be built."""
+    try:
+        shared.built = await builder.build(
+            trigger=shared.trigger,
+            variables=shared.variables,
+            chat_id=shared.chat_id,
+            services=services,
+            run_id=shared.run_id,
+        )
+    except BuildError as exc:
+        error = exc.payload
+        shared.emit(
+            "error",
+            {"error": error, "handled": False, "attempts": 1},
+            error["node_id"],
+            error["node_name"],
+            error["node_type"],
+        )
+        return error
+    return None
 
 
 def _trigger(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:

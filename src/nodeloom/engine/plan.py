@@ -48,7 +48,10 @@ def skip_reason(
     """
     if node.spine_ports:
         for port, edges in node.spine_ports.items():
-            if not _any_delivered(edges, edge_values):
+            for e in edges:
+                if edge_values[e] is not DEAD:
+                    break
+            else:
                 return _reason(plan, port, edges, skipped)
         return None
     if node.side_edges:

@@ -33,6 +33,7 @@ class RunResult:
     error: dict[str, Any] | None = None
     duration_ms: float = 0.0
     steps: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -47,4 +48,5 @@ class RunResult:
             "error": self.error,
             "duration_ms": round(self.duration_ms, 3),
             "steps": self.steps,
+            "usage": self.usage,
         }

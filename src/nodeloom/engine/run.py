@@ -100,7 +100,8 @@ class FlowRun:
                 if self.failure is not None or not self.ready:
                     break
                 index = self.ready.popleft()
-                self._spawn()
+                if self.ready:
+                    self._spawn()
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # an engine bug: fail the run, do not hang it
@@ -148,9 +149,10 @@ class FlowRun:
         shared.emit("started", None, node_id, node.name, node.type)
         started = time.perf_counter()
         attempts = 1
+        usage = None
         try:
             data = self._resolve(node, context)
-            outputs, attempts = await attempt_node(node, data, inputs, context, shared)
+            outputs, usage, attempts = await attempt_node(node, data, inputs, context, shared)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -174,13 +176,11 @@ class FlowRun:
                 {node.main_port: {"error": payload}} if mode == "continue" else {"error": payload}
             )
         self.outputs[node.index] = outputs
-        shared.emit(
-            "completed",
-            {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000},
-            node_id,
-            node.name,
-            node.type,
-        )
+        completed = {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000}
+        if usage:
+            completed["usage"] = usage
+            shared.add_usage(usage)
+        shared.emit("completed", completed, node_id, node.name, node.type)
         self._settle(node, outputs)
 
     def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any]:

@@ -106,11 +106,16 @@ class FlowPlan:
 
 
 def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
-    """Compile a checked graph (without issues) into a FlowPlan."""
+    """Compile a checked graph (without issues) into a FlowPlan of its flow part: nodes with
+    a structural role and structural edges are phase 1's (see nodeloom.engine.build)."""
     graph = checked.graph
-    index = {node.id: i for i, node in enumerate(graph.nodes)}
+    roles, structural = checked.structure.roles, checked.structure.edges
+    flow_nodes = [node for node in graph.nodes if node.id not in roles]
+    index = {node.id: i for i, node in enumerate(flow_nodes)}
     edges: list[PlannedEdge] = []
     for edge in graph.edges:
+        if edge.id in structural or edge.source not in index or edge.target not in index:
+            continue
         source_info, target_info = checked.infos[edge.source], checked.infos[edge.target]
         in_port: Port = target_info.inputs[edge.target_handle]
         target_definition = target_info.definition
@@ -128,14 +133,14 @@ def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
                 target_socket=in_port.socket,
             )
         )
-    incoming: list[list[int]] = [[] for _ in graph.nodes]
-    outgoing: list[list[int]] = [[] for _ in graph.nodes]
+    incoming: list[list[int]] = [[] for _ in flow_nodes]
+    outgoing: list[list[int]] = [[] for _ in flow_nodes]
     for edge in edges:
         incoming[edge.target].append(edge.index)
         outgoing[edge.source].append(edge.index)
     nodes = [
         _plan_node(i, checked, node.id, edges, incoming[i], outgoing[i], registry)
-        for i, node in enumerate(graph.nodes)
+        for i, node in enumerate(flow_nodes)
     ]
     names: dict[str, int] = {}
     for node in nodes:

@@ -23,6 +23,7 @@ from nodeloom.graph.parameters import (
     settings_issues,
 )
 from nodeloom.graph.sockets import can_connect, connection_refusal
+from nodeloom.graph.structure import Structure, find_structure
 from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
 from nodeloom.plugins.registry import Registry
 
@@ -45,6 +46,7 @@ class CheckedGraph:
     infos: dict[str, NodeInfo]
     order: list[str]  # topological order (empty if the graph has a cycle)
     issues: list[Issue]
+    structure: Structure
     prefix: str = ""
 
     @property
@@ -98,9 +100,22 @@ def check_graph(
                 node_id=prefix + cyclic[0],
             )
         )
-    else:
-        _check_references(graph, infos, order, prefix, outer_names or {}, extra_roots, issues)
-    return CheckedGraph(graph, infos, [] if cyclic else order, issues, prefix)
+    structure, structural_issues = find_structure(
+        graph,
+        {node_id: info.definition for node_id, info in infos.items()},
+        {
+            node_id: {p: port.socket for p, port in info.inputs.items()}
+            for node_id, info in infos.items()
+        },
+        order if not cyclic else [],
+        prefix,
+    )
+    issues.extend(structural_issues)
+    if not cyclic:
+        _check_references(
+            graph, infos, order, prefix, outer_names or {}, extra_roots, structure, issues
+        )
+    return CheckedGraph(graph, infos, [] if cyclic else order, issues, structure, prefix)
 
 
 # -- nodes ------------------------------------------------------------------------------
@@ -429,6 +444,7 @@ def _check_references(
     prefix: str,
     outer_names: Mapping[str, str],
     extra_roots: frozenset[str],
+    structure: Structure,
     issues: list[Issue],
 ) -> None:
     referencing = [i for i in infos.values() if i.templates]
@@ -439,7 +455,7 @@ def _check_references(
         names[node.id] = node.id
         names[node.name] = node.id
     has_input = {edge.target for edge in graph.edges}
-    ancestors = _AncestorBits(graph, order)
+    ancestors = _AncestorBits(graph, order, structure)
     for info in referencing:
         for field_name, template in info.templates.items():
             for ref in sorted(template.references):
@@ -512,13 +528,15 @@ _DEFERRED = frozenset({"$loop"})
 
 
 class _AncestorBits:
-    """Ancestor sets as Python int bitsets, built once in topological order."""
+    """Ancestor sets as Python int bitsets, built once in topological order. Structural
+    edges do not count: a tool source produces no output an expression could read."""
 
-    def __init__(self, graph: Graph, order: list[str]) -> None:
+    def __init__(self, graph: Graph, order: list[str], structure: Structure) -> None:
         self.index = {node_id: i for i, node_id in enumerate(order)}
         predecessors: dict[str, list[str]] = {}
         for edge in graph.edges:
-            predecessors.setdefault(edge.target, []).append(edge.source)
+            if edge.id not in structure.edges:
+                predecessors.setdefault(edge.target, []).append(edge.source)
         self.bits: dict[str, int] = {}
         for node_id in order:
             bits = 0

@@ -17,8 +17,9 @@ in `ExecutionResult.outputs` are the ports that fired; every other port is a dea
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from nodeloom.graph.values import BinaryRef, DataValue
@@ -291,10 +292,72 @@ class ExecutionResult:
     """Values on output ports. A missing port did not fire: its edges are dead.
 
     Values may be plain JSON or `DataValue`s; `events` are emitted after the result.
+    `usage` reports tokens spent ({"prompt_tokens", "completion_tokens", "total_tokens"});
+    the engine adds it to the `completed` event and sums it over the run.
     """
 
     outputs: dict[str, Any]
     events: list[Event] = field(default_factory=list)
+    usage: dict[str, int] | None = None
+
+
+# -- structural build (phase 1) -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsResult:
+    """What a tool source (Toolset, MCP Server) contributes to an agent: Agno tools
+    (functions, toolkits, MCPTools) and the names of the tools they offer."""
+
+    tools: list[Any]
+    names: list[str]
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentResult:
+    """A compiled agent (an Agno Agent or Team). `summary` describes it for `nodeloom plan`."""
+
+    agent: Any
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataResult:
+    """Values a structural node offers on its output ports at build time (e.g. a Model
+    Selector's model), so side wires into other structural nodes resolve in phase 1."""
+
+    metadata: dict[str, Any]
+
+
+StructuralResult = ToolsResult | AgentResult | MetadataResult
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Where a run keeps what outlives it. Passed to builds and executors."""
+
+    data_dir: Path
+    session_db_file: Path
+
+
+@dataclass
+class BuildContext:
+    """What `build()` receives: the node, what is wired into its structural sockets, and
+    a place to register cleanups (an MCP connection to close when the build is dropped)."""
+
+    node_id: str
+    node_name: str
+    node_type: str
+    chat_id: str | None
+    services: Services
+    tools: list[ToolsResult] = field(default_factory=list)
+    sub_agents: list[tuple[str, AgentResult]] = field(default_factory=list)  # (name, agent)
+    deferred: frozenset[str] = frozenset()  # parameters only known when the flow runs
+    cleanups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    def on_close(self, cleanup: Callable[[], Awaitable[None]]) -> None:
+        self.cleanups.append(cleanup)
 
 
 @runtime_checkable
@@ -309,6 +372,9 @@ class FlowContext(Protocol):
     trigger: Any
     variables: Mapping[str, Any]
     state: dict[str, Any]
+    services: Services
+    structure: StructuralResult | None  # this node's phase-1 build result, if it has one
+    build_context: BuildContext | None  # to build() again with data known only now
 
     def upstream(self) -> dict[str, Any]:
         """Main output of every upstream node that ran, by node name."""
@@ -342,17 +408,23 @@ __all__ = [
     "CATEGORIES",
     "COMMON_PARAMETERS",
     "ERROR_PORT",
+    "AgentResult",
     "AsyncIterator",
     "BinaryRef",
+    "BuildContext",
     "DataValue",
     "Event",
     "ExecutionMode",
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "MetadataResult",
     "NodeDefinition",
     "NodeEvent",
     "Parameter",
     "Port",
+    "Services",
     "SideEffects",
+    "StructuralResult",
+    "ToolsResult",
 ]

@@ -1,0 +1,68 @@
+"""Turning a ModelSpec into an Agno model, after checking the provider is configured."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import os
+from typing import Any
+
+from nodeloom.models.providers import PROVIDERS, Provider
+from nodeloom.models.reference import ModelConfigError, ModelSpec
+
+
+def with_overrides(spec: ModelSpec, **overrides: Any) -> ModelSpec:
+    """The spec with the given non-empty overrides (a node's base_url, api_key, ...)."""
+    changes = {k: v for k, v in overrides.items() if v not in (None, "")}
+    return dataclasses.replace(spec, **changes) if changes else spec
+
+
+def check_configured(spec: ModelSpec, *, where: str = "model") -> None:
+    """Raise ModelConfigError naming the fix if a call with `spec` cannot be made."""
+    provider = PROVIDERS[spec.provider]
+    if provider.requires and importlib.util.find_spec(provider.requires) is None:
+        install = (
+            f"pip install 'nodeloom[{provider.extra}]'"
+            if provider.extra
+            else f"pip install {provider.requires}"
+        )
+        raise ModelConfigError(
+            f"{where}: the '{spec.provider}' provider needs the '{provider.requires}' package, "
+            f"which is not installed; run: {install}"
+        )
+    if provider.key_env and not (spec.api_key or os.environ.get(provider.key_env)):
+        raise ModelConfigError(
+            f"{where}: no API key for '{spec.reference}'; set {provider.key_env} in the "
+            "environment, or the node's api_key"
+        )
+    if provider.needs_base_url and not _base_url(spec, provider):
+        raise ModelConfigError(
+            f"{where}: '{spec.reference}' needs a base URL; set the node's base_url or "
+            f"{provider.base_url_env}"
+        )
+
+
+def create_model(spec: ModelSpec, *, where: str = "model") -> Any:
+    """An Agno model for the spec (checked first; no network call is made)."""
+    check_configured(spec, where=where)
+    provider = PROVIDERS[spec.provider]
+    cls = getattr(importlib.import_module(provider.module), provider.cls)
+    kwargs: dict[str, Any] = {"id": spec.model}
+    base_url = _base_url(spec, provider)
+    if base_url:
+        kwargs[provider.base_url_param] = base_url
+    api_key = spec.api_key or (os.environ.get(provider.key_env) if provider.key_env else None)
+    if api_key:
+        kwargs["api_key"] = api_key
+    if spec.temperature is not None:
+        kwargs["temperature"] = spec.temperature
+    if spec.max_tokens is not None:
+        kwargs["max_tokens"] = spec.max_tokens
+    return cls(**kwargs)
+
+
+def _base_url(spec: ModelSpec, provider: Provider) -> str | None:
+    if spec.base_url:
+        return spec.base_url
+    return os.environ.get(provider.base_url_env) if provider.base_url_env else None

@@ -1,0 +1,20 @@
+"""Where nodeloom keeps data on this machine: NODELOOM_DATA_DIR, else the user data dir."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+from nodeloom.plugins.contract import Services
+
+
+def data_dir() -> Path:
+    configured = os.environ.get("NODELOOM_DATA_DIR")
+    return Path(configured) if configured else Path(platformdirs.user_data_dir("nodeloom"))
+
+
+def default_services() -> Services:
+    root = data_dir()
+    return Services(data_dir=root, session_db_file=root / "agent_sessions.db")
