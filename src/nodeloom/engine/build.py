@@ -23,6 +23,7 @@ from typing import Any
 from nodeloom.errors import ExpressionError, NodeloomError
 from nodeloom.expressions import NodeOutput
 from nodeloom.graph.coercion import coerce
+from nodeloom.graph.model import Edge
 from nodeloom.graph.parameters import RAW_TYPES
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import (
@@ -65,6 +66,7 @@ class _Step:
     node_id: str
     checked: CheckedGraph
     prefix: str
+    incoming: tuple[Edge, ...]  # edges into the node, in file order
 
 
 class Builder:
@@ -147,11 +149,10 @@ class Builder:
             node_type=node.type,
             chat_id=chat_id,
             services=services,
+            data=data,
         )
         graph = step.checked.graph
-        for edge in graph.edges:
-            if edge.target != node.id:
-                continue
+        for edge in step.incoming:
             source = built.results.get(step.prefix + edge.source)
             if edge.id in step.checked.structure.edges:
                 if isinstance(source, ToolsResult):
@@ -190,8 +191,11 @@ class Builder:
 
 def _steps(checked: CheckedGraph, prefix: str = ""):
     """Nodes to build, children first, Loop bodies included (ids prefixed `loop/`)."""
+    incoming: dict[str, list[Edge]] = {}
+    for edge in checked.graph.edges:
+        incoming.setdefault(edge.target, []).append(edge)
     for node_id in checked.structure.build_order:
-        yield _Step(prefix + node_id, node_id, checked, prefix)
+        yield _Step(prefix + node_id, node_id, checked, prefix, tuple(incoming.get(node_id, ())))
     for node_id in checked.order:
         for body in checked.infos[node_id].bodies.values():
             yield from _steps(body, f"{prefix}{node_id}/")

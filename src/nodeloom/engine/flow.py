@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -276,28 +276,28 @@ async def execute_plan(
     CancelledError."""
     services = services or default_services()
     shared = RunShared(
-        run_id or uuid.uuid4().hex, sink, settings, trigger, plan.variables, chat_id, services
+        run_id or os.urandom(16).hex(), sink, settings, trigger, plan.variables, chat_id, services
     )
     shared.emit("run_started", {"trigger": trigger})
     started = time.perf_counter()
     run = FlowRun(plan, shared)
     error: dict[str, Any] | None = None
     try:
-        scope = asyncio.timeout(settings.timeout)
-        try:
-            async with scope:
-                if builder is not None:
-                    error = await _build(builder, shared, services)
-                if error is None:
-                    await run.execute(frozen)
-        except TimeoutError:
-            if not scope.expired():
-                raise
-            error = {
-                "code": "run_timeout",
-                "message": f"the run took longer than its timeout of "
-                f"{settings.timeout:g} s; running nodes were cancelled",
-            }
+        if settings.timeout is None:
+            error = await _phases(run, builder, shared, services, frozen)
+        else:
+            scope = asyncio.timeout(settings.timeout)
+            try:
+                async with scope:
+                    error = await _phases(run, builder, shared, services, frozen)
+            except TimeoutError:
+                if not scope.expired():
+                    raise
+                error = {
+                    "code": "run_timeout",
+                    "message": f"the run took longer than its timeout of "
+                    f"{settings.timeout:g} s; running nodes were cancelled",
+                }
     except asyncio.CancelledError:
         duration = (time.perf_counter() - started) * 1000
         shared.emit("run_cancelled", {"duration_ms": duration})
@@ -323,6 +323,22 @@ async def execute_plan(
         status = RunStatus.FAILED
         shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": shared.usage})
     return RunResult(shared.run_id, status, outputs, error, duration, shared.steps, shared.usage)
+
+
+async def _phases(
+    run: FlowRun,
+    builder: Builder | None,
+    shared: RunShared,
+    services: Services,
+    frozen: dict[int, dict[str, Any] | None] | None,
+) -> dict[str, Any] | None:
+    """Phase 1 (the structural build), then phase 2 (the flow). Returns a build error."""
+    if builder is not None:
+        error = await _build(builder, shared, services)
+        if error is not None:
+            return error
+    await run.execute(frozen)
+    return None
 
 
 async def _build(builder: Builder, shared: RunShared, services: Services) -> dict[str, Any] | None:

@@ -61,16 +61,23 @@ class FlowRun:
     async def execute(self, frozen: dict[int, dict[str, Any] | None] | None = None) -> None:
         """Run to the end. `frozen` (incremental runs) maps nodes that must not run to
         the outputs they are taken to have produced (None: they did not run)."""
-        self._done = asyncio.get_running_loop().create_future()
         if frozen:
             self._restore(frozen)
         else:
             self.ready.extend(self.plan.roots)
         if not self.ready:
             return
-        self._spawn()
+        first = self.ready.popleft()
+        self.running += 1
         try:
-            await self._done
+            if self.ready:
+                self._spawn()
+            # The calling task is a worker too: a chain runs without creating any task.
+            await self._worker(first)
+            self.running -= 1
+            if self.running:
+                self._done = asyncio.get_running_loop().create_future()
+                await self._done
         except BaseException:
             await self.stop()
             raise
