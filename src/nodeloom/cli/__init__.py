@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from nodeloom import __version__
+from nodeloom.cli.chat import chat_command
 from nodeloom.cli.nodes import nodes_command
+from nodeloom.cli.plan import plan_command
 from nodeloom.cli.run import run_command
 from nodeloom.cli.validate import validate_command
 
@@ -19,3 +21,5 @@ def main() -> None:
 main.add_command(run_command)
 main.add_command(validate_command)
 main.add_command(nodes_command)
+main.add_command(plan_command)
+main.add_command(chat_command)

@@ -36,6 +36,7 @@ class RunShared:
     __slots__ = (
         "built",
         "chat_id",
+        "http",
         "run_id",
         "seq",
         "services",
@@ -61,6 +62,7 @@ class RunShared:
     ) -> None:
         self.services = services
         self.built = built
+        self.http: Any = None
         self.usage: dict[str, int] = {}
         self.run_id = run_id
         self.sink = sink
@@ -71,6 +73,18 @@ class RunShared:
         self.state: dict[str, Any] = {}
         self.seq = 0
         self.steps = 0
+
+    def http_client(self) -> Any:
+        if self.http is None:
+            import httpx
+
+            self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=10))
+        return self.http
+
+    async def aclose(self) -> None:
+        if self.http is not None:
+            client, self.http = self.http, None
+            await client.aclose()
 
     def add_usage(self, usage: Mapping[str, int]) -> None:
         for key, value in usage.items():
@@ -171,6 +185,9 @@ class NodeContext:
             if value is not DEAD and value is not PENDING:
                 found.append((plan.nodes[plan.edges[e].source].name, value))
         return found
+
+    def http_client(self) -> Any:
+        return self.run.shared.http_client()
 
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         template = cached_template(expression)

@@ -302,6 +302,9 @@ async def execute_plan(
         duration = (time.perf_counter() - started) * 1000
         shared.emit("run_cancelled", {"duration_ms": duration})
         raise
+    finally:
+        if shared.http is not None:
+            await shared.aclose()
     duration = (time.perf_counter() - started) * 1000
     error = error or run.failure
     if shared.usage:

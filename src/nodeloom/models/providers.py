@@ -22,6 +22,7 @@ class Provider:
     extra: str | None = None  # the nodeloom extra that installs it
     needs_base_url: bool = False
     example: str = ""
+    http_client: bool = True  # the Agno class takes an httpx.AsyncClient
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -69,6 +70,7 @@ PROVIDERS: dict[str, Provider] = {
             requires="ollama",
             extra="ollama",
             example="ollama:llama3.2",
+            http_client=False,
         ),
     )
 }

@@ -43,8 +43,9 @@ def check_configured(spec: ModelSpec, *, where: str = "model") -> None:
         )
 
 
-def create_model(spec: ModelSpec, *, where: str = "model") -> Any:
-    """An Agno model for the spec (checked first; no network call is made)."""
+def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = None) -> Any:
+    """An Agno model for the spec (checked first; no network call is made). Pass the
+    `http_client` of the run or build so connections are pooled and closed with it."""
     check_configured(spec, where=where)
     provider = PROVIDERS[spec.provider]
     cls = getattr(importlib.import_module(provider.module), provider.cls)
@@ -59,6 +60,8 @@ def create_model(spec: ModelSpec, *, where: str = "model") -> Any:
         kwargs["temperature"] = spec.temperature
     if spec.max_tokens is not None:
         kwargs["max_tokens"] = spec.max_tokens
+    if http_client is not None and provider.http_client:
+        kwargs["http_client"] = http_client
     return cls(**kwargs)
 
 

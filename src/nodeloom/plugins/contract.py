@@ -49,7 +49,8 @@ class Port:
     `socket` is a socket type id (`data` for the spine). On inputs, `required` means the
     node cannot run unless a wire into this port delivered; `multiple` lets several edges
     enter the port (Merge). On outputs, `repeat` names a list parameter: the port is then
-    repeated once per item, `{index}` in `id` and `label` replaced by the item's index.
+    repeated once per item, with `{index}` in `id` and `label` replaced by the item's index
+    and `{name}` by the item itself (a string) or its `name` (an object).
     """
 
     id: str
@@ -221,12 +222,13 @@ class NodeDefinition:
             if items is None:
                 parameter = self.parameter(port.repeat)
                 items = parameter.default if parameter else None
-            for index in range(len(items) if isinstance(items, list) else 0):
+            for index, item in enumerate(items if isinstance(items, list) else []):
+                name = item.get("name") if isinstance(item, dict) else item
                 ports.append(
                     Port(
-                        port.id.replace("{index}", str(index)),
+                        _fill(port.id, index, name),
                         port.socket,
-                        (port.label or port.id).replace("{index}", str(index)),
+                        _fill(port.label or port.id, index, name),
                         description=port.description,
                     )
                 )
@@ -249,6 +251,10 @@ class NodeDefinition:
             "trigger": self.trigger,
             "output_shape": dict(self.output_shape) if self.output_shape else None,
         }
+
+
+def _fill(template: str, index: int, name: object) -> str:
+    return template.replace("{index}", str(index)).replace("{name}", str(name))
 
 
 @dataclass(slots=True)
@@ -353,11 +359,24 @@ class BuildContext:
     services: Services
     tools: list[ToolsResult] = field(default_factory=list)
     sub_agents: list[tuple[str, AgentResult]] = field(default_factory=list)  # (name, agent)
+    data: dict[str, Any] = field(default_factory=dict)  # the build-time parameters
     deferred: frozenset[str] = frozenset()  # parameters only known when the flow runs
     cleanups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     def on_close(self, cleanup: Callable[[], Awaitable[None]]) -> None:
         self.cleanups.append(cleanup)
+
+    def http_client(self) -> Any:
+        """An httpx.AsyncClient that lives as long as this build (closed with it): give
+        it to the models and tools the build creates."""
+        client = getattr(self, "_http_client", None)
+        if client is None:
+            import httpx
+
+            client = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=10))
+            self._http_client = client
+            self.on_close(client.aclose)
+        return client
 
 
 @runtime_checkable
@@ -387,6 +406,10 @@ class FlowContext(Protocol):
 
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         """Evaluate a `{{ ... }}` template in this node's scope, plus `extra` names."""
+        ...
+
+    def http_client(self) -> Any:
+        """An httpx.AsyncClient shared by the run's nodes, closed when the run ends."""
         ...
 
     async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:

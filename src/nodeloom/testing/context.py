@@ -32,6 +32,9 @@ class ExecutorContext:
     def sources(self, port: str) -> list[tuple[str, Any]]:
         return list(self.port_sources.get(port, []))
 
+    def http_client(self) -> Any:
+        raise RuntimeError("ExecutorContext has no HTTP client; run the node in a graph")
+
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         raise RuntimeError("ExecutorContext cannot evaluate expressions; run the node in a graph")
 

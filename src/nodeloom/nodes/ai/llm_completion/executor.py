@@ -1,0 +1,55 @@
+from collections.abc import AsyncIterator
+from typing import Any
+
+from nodeloom.errors import NodeError
+from nodeloom.models.llm import (
+    build_messages,
+    check_parameters,
+    input_text,
+    spec_from_parameters,
+    stream_text,
+)
+from nodeloom.plugins.contract import BuildContext, DataValue, Event, ExecutionResult, FlowContext
+
+
+class LlmCompletionExecutor:
+    node_type = "llm-completion"
+
+    def build(self, data: dict[str, Any], context: BuildContext) -> None:
+        """Phase 1: an unconfigured provider fails the run before any call is made."""
+        check_parameters(data, context.deferred, where=f"'{context.node_name}'")
+
+    async def execute(
+        self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
+    ) -> AsyncIterator[Event | ExecutionResult]:
+        where = f"'{context.node_name}'"
+        spec = spec_from_parameters(data, where=where)
+        prompt = data.get("prompt")
+        if prompt in (None, ""):
+            prompt = input_text(inputs["input"].value if "input" in inputs else None)
+        if not prompt:
+            raise NodeError(
+                "the prompt is empty: set `prompt` or wire text into the input",
+                code="empty_prompt",
+                retryable=False,
+            )
+        parts: list[str] = []
+        usage = None
+        async for token, final_usage in stream_text(
+            spec,
+            build_messages(data.get("system"), prompt),
+            where=where,
+            http_client=context.http_client(),
+        ):
+            if token:
+                parts.append(token)
+                yield Event("progress", {"token": token})
+            if final_usage is not None:
+                usage = final_usage
+        yield ExecutionResult(
+            {"output": {"text": "".join(parts), "usage": usage or {}, "model": spec.reference}},
+            usage=usage,
+        )
+
+
+executor = LlmCompletionExecutor()

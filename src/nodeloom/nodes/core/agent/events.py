@@ -1,0 +1,44 @@
+"""Agno's run events as nodeloom events: the agent's own tokens become `progress`
+`{"token"}` (as LLM Completion's); tool calls and sub-agent runs become `agent_event`s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nodeloom.plugins.contract import Event
+
+RESULT_PREVIEW = 2000
+
+
+def map_event(event: Any, root: str) -> Event | None:
+    kind = getattr(event, "event", "")
+    kind = kind[4:] if kind.startswith("Team") else kind
+    agent = getattr(event, "agent_name", None) or getattr(event, "team_name", None) or root
+    member = agent != root
+    if kind == "RunContent":
+        content = getattr(event, "content", None)
+        if not isinstance(content, str) or not content:
+            return None
+        if member:
+            return Event("agent_event", {"event": "RunContent", "agent": agent, "content": content})
+        return Event("progress", {"token": content})
+    if kind in ("ToolCallStarted", "ToolCallCompleted"):
+        tool = getattr(event, "tool", None)
+        data: dict[str, Any] = {
+            "event": kind,
+            "agent": agent,
+            "tool": getattr(tool, "tool_name", None),
+            "arguments": getattr(tool, "tool_args", None) or {},
+        }
+        if kind == "ToolCallCompleted":
+            result = getattr(tool, "result", None)
+            text = result if isinstance(result, str) or result is None else str(result)
+            data["result"] = text[:RESULT_PREVIEW] if text else text
+            data["error"] = bool(getattr(tool, "tool_call_error", False))
+        return Event("agent_event", data)
+    if member and kind in ("RunStarted", "RunCompleted"):
+        data = {"event": f"Member{kind}", "agent": agent}
+        if kind == "RunCompleted":
+            data["content"] = getattr(event, "content", None)
+        return Event("agent_event", data)
+    return None

@@ -1,0 +1,89 @@
+from collections.abc import AsyncIterator
+from typing import Any
+
+from nodeloom.errors import NodeError
+from nodeloom.models.llm import input_text, usage_of
+from nodeloom.nodes.core.agent.compile import compile_agent
+from nodeloom.nodes.core.agent.events import map_event
+from nodeloom.plugins.contract import (
+    AgentResult,
+    BuildContext,
+    DataValue,
+    Event,
+    ExecutionResult,
+    FlowContext,
+)
+
+# Parameters that may differ between the build and the flow (wires, flow expressions).
+_HYBRID = ("model", "instructions", "temperature")
+
+
+class AgentExecutor:
+    node_type = "agent"
+
+    def build(self, data: dict[str, Any], context: BuildContext) -> AgentResult | None:
+        """Phase 1: compile the cluster. A model known only during the flow is compiled then."""
+        if "model" in context.deferred:
+            return None
+        return compile_agent(data, context)
+
+    async def execute(
+        self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
+    ) -> AsyncIterator[Event | ExecutionResult]:
+        compiled = context.structure
+        build = context.build_context
+        if build is None:
+            raise NodeError(
+                "the agent was not built before the flow", code="executor_contract", retryable=False
+            )
+        if not isinstance(compiled, AgentResult) or any(
+            data.get(key) != build.data.get(key) for key in _HYBRID
+        ):
+            compiled = compile_agent(data, build)
+        prompt = data.get("prompt") or input_text(
+            inputs["input"].value if "input" in inputs else None
+        )
+        if not prompt:
+            raise NodeError(
+                "the agent has nothing to answer: wire text into its input or set `prompt`",
+                code="empty_prompt",
+                retryable=False,
+            )
+        agent = compiled.agent
+        output = None
+        async for item in agent.arun(
+            prompt,
+            stream=True,
+            stream_events=True,
+            yield_run_output=True,
+            session_id=context.chat_id or context.run_id,
+        ):
+            kind = getattr(item, "event", "")
+            if kind in ("RunError", "TeamRunError"):
+                raise NodeError(
+                    f"the agent failed: {getattr(item, 'content', '')}", code="agent_error"
+                )
+            if not kind and hasattr(item, "content"):
+                output = item  # the final RunOutput / TeamRunOutput
+                continue
+            event = map_event(item, context.node_name)
+            if event is not None:
+                yield event
+        if output is None:
+            raise NodeError("the agent ended without a result", code="agent_error")
+        usage = usage_of(output)
+        content = output.content
+        response = content if isinstance(content, str) else str(content or "")
+        yield ExecutionResult(
+            {
+                "output": {
+                    "response": response,
+                    "model": compiled.summary.get("model"),
+                    "tokens_used": usage,
+                }
+            },
+            usage=usage,
+        )
+
+
+executor = AgentExecutor()
