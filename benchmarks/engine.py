@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import floors, graphs
+from benchmarks import agents, floors, graphs
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -41,6 +41,7 @@ class Sizes:
     repeat: int = 7  # samples per best-of (chains, fan-out, load)
     batch_repeat: int = 3  # samples per best-of of the 10,000-run batch
     min_time: float = 0.05  # seconds one chain sample lasts at least
+    agent_turns: int = 200  # turns per median (agent benchmark)
 
 
 FULL = Sizes()
@@ -52,6 +53,7 @@ QUICK = Sizes(
     repeat=3,
     batch_repeat=1,
     min_time=0.005,
+    agent_turns=20,
 )
 
 
@@ -253,7 +255,11 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     results.append(await concurrent_runs(sizes, registry))
     _say(progress, "load")
     results.append(load(sizes))
-    return [f for found, _ in results for f in found], [verdict for _, verdict in results]
+    figures = [f for found, _ in results for f in found]
+    verdicts = [verdict for _, verdict in results]
+    _say(progress, "agent turns")
+    agent_figures, agent_verdicts = await agents.agent_turns(sizes.agent_turns)
+    return figures + agent_figures, verdicts + agent_verdicts
 
 
 def _say(progress: bool, name: str) -> None:

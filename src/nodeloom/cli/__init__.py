@@ -1,25 +1,38 @@
-"""The `nodeloom` command. Each sub-command lives in its own module."""
+"""The `nodeloom` command. Each sub-command lives in its own module, imported only when
+it is the one being run, so `nodeloom run` does not pay for the others."""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from nodeloom import __version__
-from nodeloom.cli.chat import chat_command
-from nodeloom.cli.nodes import nodes_command
-from nodeloom.cli.plan import plan_command
-from nodeloom.cli.run import run_command
-from nodeloom.cli.validate import validate_command
+
+COMMANDS = {
+    "run": "nodeloom.cli.run:run_command",
+    "validate": "nodeloom.cli.validate:validate_command",
+    "nodes": "nodeloom.cli.nodes:nodes_command",
+    "plan": "nodeloom.cli.plan:plan_command",
+    "chat": "nodeloom.cli.chat:chat_command",
+    "mock-llm": "nodeloom.testing.mock_llm.cli:mock_llm_command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nodeloom")
 def main() -> None:
     """nodeloom: run and inspect agent workflow graphs."""
-
-
-main.add_command(run_command)
-main.add_command(validate_command)
-main.add_command(nodes_command)
-main.add_command(plan_command)
-main.add_command(chat_command)

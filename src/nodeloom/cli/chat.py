@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress
 from nodeloom.engine.events import CallbackSink
 from nodeloom.engine.flow import Flow, load
@@ -20,7 +21,13 @@ from nodeloom.plugins.contract import Event
 @click.argument("file", type=click.Path())
 @click.option("--chat-id", help="Continue an earlier conversation (default: a new one).")
 @click.option("--steps", is_flag=True, help="Also show each node's progress.")
-def chat_command(file: str, chat_id: str | None, steps: bool) -> None:
+@click.option(
+    "--mock-llm",
+    "mock_script",
+    type=click.Path(),
+    help="Serve this mock LLM script and point OpenAI-protocol models at it.",
+)
+def chat_command(file: str, chat_id: str | None, steps: bool, mock_script: str | None) -> None:
     """Chat with the graph in FILE in the terminal: one run per message, one chat_id for
     the whole conversation, tokens shown as they arrive. End with Ctrl-D or /exit."""
     try:
@@ -28,10 +35,19 @@ def chat_command(file: str, chat_id: str | None, steps: bool) -> None:
     except GraphError as exc:
         Progress().issues(exc.issues)
         raise SystemExit(EXIT_INVALID) from None
-    asyncio.run(_chat(flow, chat_id or uuid.uuid4().hex, steps))
+    try:
+        asyncio.run(_chat(flow, chat_id or uuid.uuid4().hex, steps, mock_script))
+    except GraphError as exc:
+        Progress().issues(exc.issues)
+        raise SystemExit(EXIT_INVALID) from None
 
 
-async def _chat(flow: Flow, chat_id: str, steps: bool) -> None:
+async def _chat(flow: Flow, chat_id: str, steps: bool, mock_script: str | None) -> None:
+    async with mock_llm(mock_script):
+        await _turns(flow, chat_id, steps)
+
+
+async def _turns(flow: Flow, chat_id: str, steps: bool) -> None:
     console = Console(highlight=False, soft_wrap=True)
     progress = Progress()
     console.print(f"[dim]chat {chat_id} — Ctrl-D or /exit to leave[/]")

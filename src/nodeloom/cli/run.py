@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress, invalid_line, json_line, preview
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import CallbackSink
@@ -48,6 +49,13 @@ from nodeloom.plugins.contract import Event
     "--from", "from_node", metavar="NODE", help="Run NODE and its descendants; needs --outputs."
 )
 @click.option(
+    "--mock-llm",
+    "mock_script",
+    type=click.Path(),
+    help="Serve this mock LLM script and point OpenAI-protocol models at it "
+    "(test a flow offline, without spending tokens).",
+)
+@click.option(
     "--outputs",
     "outputs_file",
     type=click.Path(),
@@ -62,6 +70,7 @@ def run_command(
     concurrency: int,
     target: str | None,
     from_node: str | None,
+    mock_script: str | None,
     outputs_file: str | None,
 ) -> None:
     """Run the graph in FILE once, showing each node's progress.
@@ -76,7 +85,9 @@ def run_command(
         flow = load(file)
         settings = RunSettings(max_concurrency=concurrency, max_steps=max_steps, timeout=timeout)
         sink = CallbackSink(_json_event if as_json else progress.emit)
-        result = asyncio.run(_run(flow, message, sink, settings, target, from_node, outputs))
+        result = asyncio.run(
+            _run(flow, message, sink, settings, target, from_node, outputs, mock_script)
+        )
     except GraphError as exc:
         if as_json:
             json_line(invalid_line(exc.issues))
@@ -98,33 +109,35 @@ async def _run(
     target: str | None,
     from_node: str | None,
     outputs: dict[str, Any] | None,
+    mock_script: str | None,
 ) -> RunResult:
     run_id = uuid.uuid4().hex
-    task = asyncio.create_task(
-        flow.run(
-            message,
-            sink=sink,
-            settings=settings,
-            target=target,
-            from_node=from_node,
-            outputs=outputs,
-            run_id=run_id,
+    async with mock_llm(mock_script), flow:
+        task = asyncio.create_task(
+            flow.run(
+                message,
+                sink=sink,
+                settings=settings,
+                target=target,
+                from_node=from_node,
+                outputs=outputs,
+                run_id=run_id,
+            )
         )
-    )
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, task.cancel)
-    loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        return RunResult(
-            run_id,
-            RunStatus.CANCELLED,
-            error={"code": "cancelled", "message": "the run was cancelled"},
-        )
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        loop.remove_signal_handler(signal.SIGTERM)
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return RunResult(
+                run_id,
+                RunStatus.CANCELLED,
+                error={"code": "cancelled", "message": "the run was cancelled"},
+            )
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _json_event(event: Event) -> None:

@@ -138,8 +138,14 @@ class Flow:
             services=self.services,
         )
 
+    async def __aenter__(self) -> Flow:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
-        """Close what cached builds hold open (MCP server connections)."""
+        """Close what cached builds hold open (MCP server connections, HTTP clients)."""
         await self.builder.aclose()
         for subset in self._subsets.values():
             await subset.aclose()

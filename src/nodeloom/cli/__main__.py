@@ -1,0 +1,3 @@
+from nodeloom.cli import main
+
+main()
