@@ -1,0 +1,56 @@
+"""Every example in examples/ runs with `nodeloom run`, offline: a flow with LLM nodes uses
+the mock script stored beside it (`<name>.mock.yaml`)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
+MESSAGES = {
+    "support-router": "My app crashes when I open it",
+    "invoice-extraction": "Invoice ACME Tools: 2 hammers at 12.50, 3 boxes of nails at 4.20",
+}
+
+
+def run_example(path: Path, message: str) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "nodeloom"), "run", str(path), "--json",
+               "--input", message]
+    script = path.with_suffix(".mock.yaml")
+    if script.exists():
+        command += ["--mock-llm", str(script)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ})
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_example_runs_to_completion(path):
+    done = run_example(path, MESSAGES.get(path.stem, "I want a refund for this purchase"))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["status"] == "completed"
+
+
+@pytest.mark.e2e
+def test_the_support_router_answers_on_the_branch_its_classifier_chose():
+    done = run_example(ROOT / "examples" / "support-router.json", "I was charged twice, refund?")
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["outputs"]["Triage"]["category"]["category"] == "billing"
+    assert result["outputs"]["Answer"]["output"]["text"].startswith("[billing] ")
+    assert "Technical reply" not in result["outputs"]
+    assert result["usage"]["total_tokens"] > 0
+
+
+@pytest.mark.e2e
+def test_the_invoice_example_totals_the_extracted_lines():
+    done = run_example(ROOT / "examples" / "invoice-extraction.json",
+                       MESSAGES["invoice-extraction"])
+    result = json.loads(done.stdout.splitlines()[-1])
+    lines = result["outputs"]["Extract"]["output"]["lines"]
+    expected = round(sum(line["quantity"] * line["unit_price"] for line in lines), 2)
+    assert result["outputs"]["Total"]["output"]["total"] == expected
