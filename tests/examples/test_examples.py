@@ -14,17 +14,25 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 MESSAGES = {
     "support-router": "My app crashes when I open it",
     "invoice-extraction": "Invoice ACME Tools: 2 hammers at 12.50, 3 boxes of nails at 4.20",
+    "concierge": "Plan me a day in Lima",
 }
 
 
 def run_example(path: Path, message: str) -> subprocess.CompletedProcess[str]:
-    command = [str(Path(sys.executable).parent / "nodeloom"), "run", str(path), "--json",
-               "--input", message]
+    command = [
+        str(Path(sys.executable).parent / "nodeloom"),
+        "run",
+        str(path),
+        "--json",
+        "--input",
+        message,
+    ]
     script = path.with_suffix(".mock.yaml")
     if script.exists():
         command += ["--mock-llm", str(script)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={**os.environ})
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ}
+    )
 
 
 @pytest.mark.e2e
@@ -48,9 +56,24 @@ def test_the_support_router_answers_on_the_branch_its_classifier_chose():
 
 @pytest.mark.e2e
 def test_the_invoice_example_totals_the_extracted_lines():
-    done = run_example(ROOT / "examples" / "invoice-extraction.json",
-                       MESSAGES["invoice-extraction"])
+    done = run_example(
+        ROOT / "examples" / "invoice-extraction.json", MESSAGES["invoice-extraction"]
+    )
     result = json.loads(done.stdout.splitlines()[-1])
     lines = result["outputs"]["Extract"]["output"]["lines"]
     expected = round(sum(line["quantity"] * line["unit_price"] for line in lines), 2)
     assert result["outputs"]["Total"]["output"]["total"] == expected
+
+
+@pytest.mark.e2e
+def test_the_concierge_uses_its_mcp_server_and_its_sub_agent():
+    done = run_example(ROOT / "examples" / "concierge.json", MESSAGES["concierge"])
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    tools = [
+        e["data"]["tool"]
+        for e in lines
+        if e.get("event_type") == "agent_event" and e["data"]["event"] == "ToolCallStarted"
+    ]
+    assert tools == ["city_facts", "delegate_task_to_member"]
+    response = lines[-1]["outputs"]["Concierge"]["output"]["response"]
+    assert "Peru" in response and "Miraflores" in response

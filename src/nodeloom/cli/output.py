@@ -24,11 +24,13 @@ def invalid_line(issues: list[Issue]) -> dict[str, Any]:
 
 
 def preview(value: Any, limit: int = 120) -> str:
+    """One line of at most `limit` characters."""
     text = (
         value
         if isinstance(value, str)
         else json.dumps(value, default=json_default, ensure_ascii=False)
     )
+    text = " ".join(text.split()) if "\n" in text else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -65,6 +67,16 @@ class Progress:
             self.console.print(f"[red]✗[/] {name}{handled}: {escape(str(error.get('cause')))}")
             if error.get("traceback"):
                 self.console.print(f"[dim]{escape(error['traceback'])}[/]")
+        elif kind == "agent_event":
+            self._agent_event(name, data)
+        elif kind == "waiting":
+            self.console.print(
+                f"[magenta]⏸[/] {name} waits for "
+                f"{'a decision' if data.get('kind') == 'approval' else 'input'}"
+                + (f": {escape(str(data.get('prompt')))}" if data.get("prompt") else "")
+            )
+        elif kind == "resumed":
+            self.console.print(f"[magenta]▶[/] {name} got {escape(preview(data.get('input')))}")
         elif kind == "progress":
             if "retry" in data:
                 retry = data["retry"]
@@ -75,6 +87,19 @@ class Progress:
                 )
             elif "iteration" in data:
                 self.console.print(f"[dim]  {name}: iteration {data['iteration']}/{data['of']}[/]")
+
+    def _agent_event(self, name: str, data: dict[str, Any]) -> None:
+        agent = escape(str(data.get("agent") or name))
+        if data.get("event") == "ToolCallStarted":
+            arguments = escape(preview(data.get("arguments") or {}, 80))
+            self.console.print(
+                f"[dim]  ⚙ {agent} → {escape(str(data.get('tool')))}({arguments})[/]"
+            )
+        elif data.get("event") == "ToolCallCompleted":
+            result = escape(preview(data.get("result"), 80))
+            self.console.print(f"[dim]  ⚙ {escape(str(data.get('tool')))} ⇒ {result}[/]")
+        elif data.get("event") == "MemberRunStarted":
+            self.console.print(f"[dim]  ↳ {agent} works[/]")
 
     def issues(self, issues: list[Issue]) -> None:
         self.console.print(

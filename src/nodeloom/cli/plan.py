@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import click
@@ -8,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress, invalid_line, json_line
 from nodeloom.engine.build import BuildError, Built
 from nodeloom.engine.flow import Flow, load
@@ -19,7 +21,13 @@ from nodeloom.plugins.contract import AgentResult, MetadataResult, ToolsResult
 @click.command("plan")
 @click.argument("file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the build plan as JSON.")
-def plan_command(file: str, as_json: bool) -> None:
+@click.option(
+    "--mock-llm",
+    "mock_script",
+    type=click.Path(),
+    help="Point OpenAI-protocol models at this mock LLM script while building.",
+)
+def plan_command(file: str, as_json: bool, mock_script: str | None) -> None:
     """Show phase 1 for FILE: which nodes compile into which Agent or Team, with which
     tools. Builds the clusters (starting MCP servers to list their tools) but calls no
     model. Exit 1 if a node cannot be built, 2 if the graph is invalid."""
@@ -32,7 +40,7 @@ def plan_command(file: str, as_json: bool) -> None:
             Progress().issues(exc.issues)
         raise SystemExit(EXIT_INVALID) from None
     try:
-        plan = asyncio.run(_plan(flow))
+        plan = asyncio.run(_plan(flow, mock_script))
     except BuildError as exc:
         if as_json:
             json_line({"type": "plan", "status": "failed", "error": exc.payload})
@@ -45,42 +53,38 @@ def plan_command(file: str, as_json: bool) -> None:
         _show(plan)
 
 
-async def _plan(flow: Flow) -> dict[str, Any]:
-    try:
-        built = await flow.build()
-        return _describe(flow, built)
-    finally:
-        await flow.aclose()
+async def _plan(flow: Flow, mock_script: str | None) -> dict[str, Any]:
+    async with mock_llm(mock_script), flow:
+        return _describe(flow, await flow.build())
 
 
 def _describe(flow: Flow, built: Built) -> dict[str, Any]:
+    """Agents that run in the flow, with their compiled trees; and everything built."""
     roles = flow.checked.structure.roles
-    agents, others = [], []
+    clusters = [
+        {"node_id": node_id, **result.summary}
+        for node_id, result in built.results.items()
+        if isinstance(result, AgentResult) and node_id not in roles
+    ]
+    nodes = []
     for node_id in built.order:
-        result = built.results.get(node_id)
-        in_flow = node_id.rsplit("/", 1)[-1] not in roles or "/" in node_id
-        if isinstance(result, AgentResult):
-            if node_id.split("/")[-1] not in roles:
-                agents.append({"node_id": node_id, **result.summary})
-        elif isinstance(result, (ToolsResult, MetadataResult)) or result is None:
-            others.append(
-                {
-                    "node_id": node_id,
-                    "node_name": built.contexts[node_id].node_name,
-                    "node_type": built.contexts[node_id].node_type,
-                    "in_flow": in_flow,
-                    **(
-                        {"tools": result.names, "source": result.source}
-                        if isinstance(result, ToolsResult)
-                        else {}
-                    ),
-                }
-            )
-    return {"clusters": agents, "built": others, "flow_nodes": [n.name for n in flow.plan.nodes]}
+        context, result = built.contexts[node_id], built.results.get(node_id)
+        entry: dict[str, Any] = {
+            "node_id": node_id,
+            "node_name": context.node_name,
+            "node_type": context.node_type,
+            "structural": node_id in roles,
+        }
+        if isinstance(result, ToolsResult):
+            entry.update(tools=result.names, source=result.source)
+        elif isinstance(result, MetadataResult):
+            entry["offers"] = result.metadata
+        nodes.append(entry)
+    return {"clusters": clusters, "built": nodes, "flow_nodes": [n.name for n in flow.plan.nodes]}
 
 
 def _show(plan: dict[str, Any]) -> None:
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, width=10_000 if not sys.stdout.isatty() else None)
     if not plan["clusters"]:
         console.print("No agent clusters: phase 1 only checks the LLM nodes' models.")
     for cluster in plan["clusters"]:
@@ -93,16 +97,16 @@ def _show(plan: dict[str, Any]) -> None:
 def _label(summary: dict[str, Any]) -> str:
     kind = summary.get("kind", "Agent")
     mode = f" ({summary['mode']})" if summary.get("mode") else ""
-    tools = summary.get("tools") or []
-    listed = f"; tools: {', '.join(tools)}" if tools else ""
     return (
         f"[bold]{escape(summary['node'])}[/] → {kind}{mode}, model "
-        f"{escape(str(summary.get('model')))}{escape(listed)}"
+        f"{escape(str(summary.get('model')))}"
     )
 
 
 def _members(tree: Tree, summary: dict[str, Any]) -> None:
+    if summary.get("tools"):
+        tree.add(f"tools: {escape(', '.join(summary['tools']))}")
     for source in summary.get("tool_sources") or []:
-        tree.add(f"[dim]tools from {escape(source)}[/]")
+        tree.add(f"[dim]from {escape(source)}[/]")
     for member in summary.get("members") or []:
         _members(tree.add(_label(member)), member)

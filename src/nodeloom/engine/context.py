@@ -3,17 +3,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nodeloom.engine.events import EventSink
+from nodeloom.engine.human import NO_ANSWER, AnswerError, HumanInput, Waiter, normalize_answer
 from nodeloom.engine.plan import DEAD, PENDING
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
-from nodeloom.plugins.contract import BuildContext, Event, Services, StructuralResult
+from nodeloom.plugins.contract import (
+    BuildContext,
+    Event,
+    InputRequest,
+    Services,
+    StructuralResult,
+)
 
 if TYPE_CHECKING:
     from nodeloom.engine.build import Built
@@ -37,6 +45,7 @@ class RunShared:
         "built",
         "chat_id",
         "http",
+        "human",
         "run_id",
         "seq",
         "services",
@@ -62,6 +71,7 @@ class RunShared:
     ) -> None:
         self.services = services
         self.built = built
+        self.human: HumanInput | None = None  # set for plans with nodes that may wait
         self.http: Any = None
         self.usage: dict[str, int] = {}
         self.run_id = run_id
@@ -188,6 +198,35 @@ class NodeContext:
 
     def http_client(self) -> Any:
         return self.run.shared.http_client()
+
+    async def wait_for_input(self, request: InputRequest) -> Any:
+        shared = self.run.shared
+        human = shared.human
+        if human is None:
+            raise NodeError("this run cannot wait for input", code="executor_contract",
+                            retryable=False)
+        where = (self.node_id, self.node_name, self.node_type)
+        shared.emit("waiting", request.to_json(), *where)
+        answer = human.take_answer(self.node_id, self.node_name)
+        if answer is NO_ANSWER:
+            future = asyncio.get_running_loop().create_future()
+            run = self.run
+            run.blocked += 1
+            run.spawn()  # a waiting node does not hold a concurrency slot
+            human.add(Waiter(*where, request, future))
+            try:
+                answer = await future
+            finally:
+                human.remove(self.node_id)
+                run.blocked -= 1
+        else:
+            try:
+                answer = normalize_answer(request, answer)
+            except AnswerError as exc:
+                raise NodeError(f"the answer given ahead of time does not fit: {exc}",
+                                code="invalid_answer", retryable=False) from None
+        shared.emit("resumed", {"input": answer}, *where)
+        return answer
 
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         template = cached_template(expression)

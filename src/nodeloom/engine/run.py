@@ -52,6 +52,7 @@ class FlowRun:
         self.skipped = [False] * len(plan.nodes)
         self.ready: deque[int] = deque()
         self.running = 0
+        self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
         self.tasks: set[asyncio.Task[None]] = set()
         self.failure: dict[str, Any] | None = None
         self._done: asyncio.Future[None] | None = None
@@ -69,12 +70,18 @@ class FlowRun:
             return
         first = self.ready.popleft()
         self.running += 1
+        human = self.shared.human
+        if human is not None:
+            human.active += 1
         try:
             if self.ready:
                 self._spawn()
             # The calling task is a worker too: a chain runs without creating any task.
             await self._worker(first)
             self.running -= 1
+            if human is not None:
+                human.active -= 1
+                human.check()
             if self.running:
                 self._done = asyncio.get_running_loop().create_future()
                 await self._done
@@ -90,12 +97,18 @@ class FlowRun:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    def spawn(self) -> None:
+        if self.ready:
+            self._spawn()
+
     def _spawn(self) -> None:
-        cap = self.shared.settings.max_concurrency
+        cap = self.shared.settings.max_concurrency + self.blocked
         create = asyncio.get_running_loop().create_task
         while self.ready and self.running < cap and self.failure is None:
             index = self.ready.popleft()
             self.running += 1
+            if self.shared.human is not None:
+                self.shared.human.active += 1
             task = create(self._worker(index))
             self.tasks.add(task)
             task.add_done_callback(self._worker_done)
@@ -119,6 +132,10 @@ class FlowRun:
         # body, but its callback still runs.
         self.tasks.discard(task)
         self.running -= 1
+        human = self.shared.human
+        if human is not None:
+            human.active -= 1
+            human.check()
         if self.running == 0 and (self.failure is not None or not self.ready):
             done = self._done
             if done is not None and not done.done():
@@ -307,7 +324,14 @@ class FlowRun:
         inner = FlowRun(
             body, self.shared, parent=self, parent_node=node, entry=item, loop=loop, prefix=prefix
         )
-        await inner.execute()
+        human = self.shared.human
+        if human is not None:
+            human.active -= 1  # the Loop waits on its body: it is not itself executing
+        try:
+            await inner.execute()
+        finally:
+            if human is not None:
+                human.active += 1
         if inner.failure is not None:
             failure = inner.failure
             error = NodeError(

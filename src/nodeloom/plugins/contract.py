@@ -307,6 +307,31 @@ class ExecutionResult:
     usage: dict[str, int] | None = None
 
 
+# -- human input ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequest:
+    """What a waiting node asks a person for.
+
+    `kind` is `approval` (an approve/reject decision with a note) or `input` (free text,
+    or the form `fields`: [{"name", "label"?, "type"?: string|number|boolean, "required"?}]).
+    `value` is what the person is asked about (shown beside the question)."""
+
+    kind: Literal["approval", "input"]
+    prompt: str = ""
+    fields: tuple[Mapping[str, Any], ...] = ()
+    value: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "prompt": self.prompt}
+        if self.fields:
+            data["fields"] = [dict(f) for f in self.fields]
+        if self.value is not None:
+            data["value"] = self.value
+        return data
+
+
 # -- structural build (phase 1) -----------------------------------------------------------
 
 
@@ -412,6 +437,12 @@ class FlowContext(Protocol):
         """An httpx.AsyncClient shared by the run's nodes, closed when the run ends."""
         ...
 
+    async def wait_for_input(self, request: InputRequest) -> Any:
+        """Pause this node until a person answers; returns the answer, already checked and
+        normalised for the request's kind (see nodeloom.engine.human). Other branches go
+        on meanwhile; the run is `paused` once nothing else can proceed."""
+        ...
+
     async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:
         """Run the inner graph held in `parameter` (a Loop's `body`) once, with `item` as
         its entry node's spine input and `loop` as `$loop`; returns the body's result."""
@@ -441,6 +472,7 @@ __all__ = [
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "InputRequest",
     "MetadataResult",
     "NodeDefinition",
     "NodeEvent",

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,6 +202,10 @@ def _executable(server: Server, env: dict[str, str]) -> str:
     if not server.argv:
         raise invalid("`command` is empty", "command")
     program = server.argv[0]
+    if program in ("python", "python3"):
+        # nodeloom's own interpreter: a server written with the mcp SDK installed beside
+        # nodeloom runs with no setup, whatever `python` on the PATH is.
+        return sys.executable
     if os.sep in program or (os.altsep is not None and os.altsep in program):
         path = Path(program).expanduser()
         path = path if path.is_absolute() else Path.cwd() / path

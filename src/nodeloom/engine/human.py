@@ -1,0 +1,156 @@
+"""Answers to waiting nodes: how they are checked and normalised, by request kind.
+
+An approval takes `{"decision": "approve"|"reject", "note": "..."}` or a plain string:
+approve, approved, yes, y, ok approve; reject, rejected, no, n reject. Anything else is
+refused with a message: nothing is ever taken as approval by default (the original
+workflow engine of seed 002 took "no" as approval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from nodeloom.errors import NodeloomError
+from nodeloom.plugins.contract import InputRequest
+
+APPROVE = frozenset({"approve", "approved", "yes", "y", "ok"})
+REJECT = frozenset({"reject", "rejected", "no", "n"})
+
+
+class AnswerError(NodeloomError):
+    """An answer does not fit what the node asked for; the node keeps waiting."""
+
+    code = "invalid_answer"
+
+
+def normalize_answer(request: InputRequest, answer: Any) -> Any:
+    if request.kind == "approval":
+        return _approval(answer)
+    if request.fields:
+        return _form(request, answer)
+    if isinstance(answer, Mapping) and set(answer) <= {"text"} and "text" in answer:
+        answer = answer["text"]
+    if not isinstance(answer, str):
+        raise AnswerError(f"this node asks for text, got {type(answer).__name__}")
+    return answer
+
+
+def _approval(answer: Any) -> dict[str, str]:
+    note = ""
+    if isinstance(answer, Mapping):
+        note = answer.get("note") or ""
+        if not isinstance(note, str):
+            raise AnswerError("an approval's note is text")
+        answer = answer.get("decision")
+    if isinstance(answer, str):
+        word = answer.strip().lower()
+        if word in APPROVE:
+            return {"decision": "approve", "note": note}
+        if word in REJECT:
+            return {"decision": "reject", "note": note}
+    raise AnswerError(
+        f"{answer!r} is not an approval decision: answer approve (or approved, yes, y, ok) "
+        'or reject (or rejected, no, n), optionally as {"decision": ..., "note": ...}'
+    )
+
+
+_TYPES = {"string": str, "number": (int, float), "boolean": bool}
+
+
+def _form(request: InputRequest, answer: Any) -> dict[str, Any]:
+    if not isinstance(answer, Mapping):
+        names = ", ".join(str(f.get("name")) for f in request.fields)
+        raise AnswerError(f"this node asks for a form: an object with {names}")
+    result: dict[str, Any] = {}
+    for field in request.fields:
+        name = str(field.get("name"))
+        if name not in answer or answer[name] in (None, ""):
+            if field.get("required", True):
+                raise AnswerError(f"the form's field '{name}' is required")
+            continue
+        value = answer[name]
+        kind = field.get("type", "string")
+        expected = _TYPES.get(kind)
+        if expected and (isinstance(value, bool) and kind == "number" or
+                         not isinstance(value, expected)):
+            raise AnswerError(f"the form's field '{name}' must be a {kind}, got {value!r}")
+        result[name] = value
+    unknown = set(answer) - {str(f.get("name")) for f in request.fields}
+    if unknown:
+        raise AnswerError(f"the form has no field {', '.join(sorted(map(str, unknown)))}")
+    return result
+
+
+NO_ANSWER: Any = object()
+
+
+class Waiter:
+    __slots__ = ("future", "node_id", "node_name", "node_type", "request")
+
+    def __init__(self, node_id: str, node_name: str, node_type: str, request: InputRequest,
+                 future: asyncio.Future[Any]) -> None:
+        self.node_id = node_id
+        self.node_name = node_name
+        self.node_type = node_type
+        self.request = request
+        self.future = future
+
+    def to_json(self) -> dict[str, Any]:
+        return {"node_id": self.node_id, "node_name": self.node_name,
+                "node_type": self.node_type, **self.request.to_json()}
+
+
+class HumanInput:
+    """A run's waiting nodes, the answers given ahead of time, and when the run is paused:
+    every node still executing is waiting for a person."""
+
+    def __init__(self, answers: Mapping[str, Any] | None = None) -> None:
+        self.answers: dict[str, list[Any]] = {
+            ref: list(value) if isinstance(value, list) else [value]
+            for ref, value in (answers or {}).items()
+        }
+        self.waiting: dict[str, Waiter] = {}
+        self.active = 0  # nodes executing (a Loop waiting on its body does not count)
+        self.paused = asyncio.Event()
+        self.on_paused: Callable[[list[dict[str, Any]]], None] | None = None
+
+    def take_answer(self, node_id: str, node_name: str) -> Any:
+        for ref in (node_id, node_name):
+            queue = self.answers.get(ref)
+            if queue:
+                return queue.pop(0)
+        return NO_ANSWER
+
+    def add(self, waiter: Waiter) -> None:
+        self.waiting[waiter.node_id] = waiter
+        self.check()
+
+    def remove(self, node_id: str) -> None:
+        self.waiting.pop(node_id, None)
+
+    def check(self) -> None:
+        if self.waiting and self.active <= len(self.waiting) and not self.paused.is_set():
+            self.paused.set()
+            if self.on_paused is not None:
+                self.on_paused(self.describe())
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [w.to_json() for w in self.waiting.values()]
+
+    def resume(self, ref: str, answer: Any) -> Any:
+        """Answer a waiting node (by id or name). Raises AnswerError, and the node keeps
+        waiting, if it is not waiting or the answer does not fit."""
+        waiter = self.waiting.get(ref) or next(
+            (w for w in self.waiting.values() if w.node_name == ref), None)
+        if waiter is None:
+            waiting = ", ".join(f"'{w.node_name}'" for w in self.waiting.values()) or "none"
+            raise AnswerError(f"node '{ref}' is not waiting for input; waiting: {waiting}")
+        normalized = normalize_answer(waiter.request, answer)
+        self.remove(waiter.node_id)
+        self.paused.clear()
+        waiter.future.set_result(normalized)
+        return normalized
+
+
