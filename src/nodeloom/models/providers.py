@@ -17,7 +17,7 @@ class Provider:
     cls: str
     key_env: str | None  # environment variable holding the API key; None: no key needed
     base_url_env: str | None
-    base_url_param: str  # the Agno model's constructor argument for the base URL
+    base_url_param: str  # the Agno model's argument for the base URL ("client_params.x": nested)
     requires: str | None = None  # an importable module the provider needs
     extra: str | None = None  # the nodeloom extra that installs it
     needs_base_url: bool = False
@@ -55,7 +55,7 @@ PROVIDERS: dict[str, Provider] = {
             "Claude",
             "ANTHROPIC_API_KEY",
             "ANTHROPIC_BASE_URL",
-            "base_url",
+            "client_params.base_url",
             requires="anthropic",
             extra="anthropic",
             example="anthropic:claude-sonnet-4-5",

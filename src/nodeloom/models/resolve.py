@@ -52,7 +52,11 @@ def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = No
     kwargs: dict[str, Any] = {"id": spec.model}
     base_url = _base_url(spec, provider)
     if base_url:
-        kwargs[provider.base_url_param] = base_url
+        outer, _, inner = provider.base_url_param.partition(".")
+        if inner:
+            kwargs[outer] = {inner: base_url}
+        else:
+            kwargs[outer] = base_url
     api_key = spec.api_key or (os.environ.get(provider.key_env) if provider.key_env else None)
     if api_key:
         kwargs["api_key"] = api_key
