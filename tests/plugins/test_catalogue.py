@@ -31,6 +31,7 @@ NODE_KEYS = {
     "side_effects",
     "streaming",
     "trigger",
+    "interactive",
     "output_shape",
 }
 PORT_KEYS = {"id", "socket", "label", "required", "multiple"}

@@ -3,12 +3,14 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import click
 
+from nodeloom.cli.answers import answer_in_terminal, parse_responses
 from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress, invalid_line, json_line, preview
 from nodeloom.engine.context import RunSettings
@@ -49,6 +51,14 @@ from nodeloom.plugins.contract import Event
     "--from", "from_node", metavar="NODE", help="Run NODE and its descendants; needs --outputs."
 )
 @click.option(
+    "--respond",
+    "responses",
+    multiple=True,
+    metavar="NODE=ANSWER",
+    help="Answer a waiting node ahead of time (repeatable): NODE is an id or name, ANSWER is "
+    'JSON or a word, e.g. Approve=yes or \'Approve={"decision": "reject", "note": "no"}\'.',
+)
+@click.option(
     "--mock-llm",
     "mock_script",
     type=click.Path(),
@@ -70,6 +80,7 @@ def run_command(
     concurrency: int,
     target: str | None,
     from_node: str | None,
+    responses: tuple[str, ...],
     mock_script: str | None,
     outputs_file: str | None,
 ) -> None:
@@ -82,11 +93,24 @@ def run_command(
         if (from_node is None) != (outputs_file is None):
             raise GraphError([Issue("invalid_request", "--from and --outputs go together")])
         outputs = _read_outputs(outputs_file) if outputs_file else None
+        answers = parse_responses(responses)
+        interactive = not as_json and sys.stdin.isatty()
         flow = load(file)
         settings = RunSettings(max_concurrency=concurrency, max_steps=max_steps, timeout=timeout)
         sink = CallbackSink(_json_event if as_json else progress.emit)
         result = asyncio.run(
-            _run(flow, message, sink, settings, target, from_node, outputs, mock_script)
+            _run(
+                flow,
+                message,
+                sink,
+                settings,
+                target,
+                from_node,
+                outputs,
+                mock_script,
+                answers,
+                interactive,
+            )
         )
     except GraphError as exc:
         if as_json:
@@ -110,26 +134,34 @@ async def _run(
     from_node: str | None,
     outputs: dict[str, Any] | None,
     mock_script: str | None,
+    answers: dict[str, list[Any]],
+    interactive: bool,
 ) -> RunResult:
     run_id = uuid.uuid4().hex
-    async with mock_llm(mock_script), flow:
-        task = asyncio.create_task(
-            flow.run(
-                message,
-                sink=sink,
-                settings=settings,
-                target=target,
-                from_node=from_node,
-                outputs=outputs,
-                run_id=run_id,
-            )
+
+    async def go() -> RunResult:
+        result = await flow.run(
+            message,
+            sink=sink,
+            settings=settings,
+            target=target,
+            from_node=from_node,
+            outputs=outputs,
+            run_id=run_id,
+            answers=answers,
         )
+        if interactive and result.status is RunStatus.PAUSED:
+            result = await answer_in_terminal(flow, result)
+        return result
+
+    async with mock_llm(mock_script), flow:
+        task = asyncio.create_task(go())
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, task.cancel)
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
         try:
             return await task
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, EOFError):
             return RunResult(
                 run_id,
                 RunStatus.CANCELLED,

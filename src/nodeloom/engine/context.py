@@ -46,6 +46,7 @@ class RunShared:
         "chat_id",
         "http",
         "human",
+        "result",
         "run_id",
         "seq",
         "services",
@@ -72,6 +73,7 @@ class RunShared:
         self.services = services
         self.built = built
         self.human: HumanInput | None = None  # set for plans with nodes that may wait
+        self.result: Any = None
         self.http: Any = None
         self.usage: dict[str, int] = {}
         self.run_id = run_id
@@ -199,12 +201,16 @@ class NodeContext:
     def http_client(self) -> Any:
         return self.run.shared.http_client()
 
+    def set_result(self, value: Any) -> None:
+        self.run.shared.result = value
+
     async def wait_for_input(self, request: InputRequest) -> Any:
         shared = self.run.shared
         human = shared.human
         if human is None:
-            raise NodeError("this run cannot wait for input", code="executor_contract",
-                            retryable=False)
+            raise NodeError(
+                "this run cannot wait for input", code="executor_contract", retryable=False
+            )
         where = (self.node_id, self.node_name, self.node_type)
         shared.emit("waiting", request.to_json(), *where)
         answer = human.take_answer(self.node_id, self.node_name)
@@ -223,8 +229,11 @@ class NodeContext:
             try:
                 answer = normalize_answer(request, answer)
             except AnswerError as exc:
-                raise NodeError(f"the answer given ahead of time does not fit: {exc}",
-                                code="invalid_answer", retryable=False) from None
+                raise NodeError(
+                    f"the answer given ahead of time does not fit: {exc}",
+                    code="invalid_answer",
+                    retryable=False,
+                ) from None
         shared.emit("resumed", {"input": answer}, *where)
         return answer
 

@@ -12,8 +12,17 @@ from typing import Protocol
 
 from nodeloom.plugins.contract import Event
 
-NODE_EVENT_TYPES = ("started", "progress", "completed", "error", "skipped", "agent_event")
-RUN_EVENT_TYPES = ("run_started", "run_completed", "run_failed", "run_cancelled")
+NODE_EVENT_TYPES = (
+    "started",
+    "progress",
+    "completed",
+    "error",
+    "skipped",
+    "agent_event",
+    "waiting",
+    "resumed",
+)
+RUN_EVENT_TYPES = ("run_started", "run_completed", "run_failed", "run_cancelled", "run_paused")
 EXECUTOR_EVENT_TYPES = frozenset({"progress", "agent_event"})
 
 

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
-import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from nodeloom.engine.build import Builder, BuildError, Built
-from nodeloom.engine.context import RunSettings, RunShared
+from nodeloom.engine.build import Builder, Built
+from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
+from nodeloom.engine.execution import Execution
+from nodeloom.engine.human import AnswerError
 from nodeloom.engine.result import RunResult, RunStatus
-from nodeloom.engine.run import FlowRun
 from nodeloom.engine.topology import FlowPlan, compile_plan
 from nodeloom.errors import GraphError, Issue, PluginError
 from nodeloom.graph.model import Graph
@@ -72,6 +71,7 @@ class Flow:
         except PluginError as exc:
             raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
         self._subsets: dict[tuple[str, ...], Flow] = {}
+        self._paused: dict[str, Execution] = {}
 
     @property
     def graph(self) -> Graph:
@@ -95,12 +95,16 @@ class Flow:
         target: str | None = None,
         from_node: str | None = None,
         outputs: Outputs | None = None,
+        answers: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Run once. `message` becomes the trigger `{"message": ...}` (Chat Start's output).
 
         `target`: run only that node and its ancestors. `from_node` with `outputs` (node
         name -> {port: value}): run that node and its descendants, taking every other
-        node's outputs from `outputs`. Invalid arguments raise GraphError.
+        node's outputs from `outputs`. `answers` (node id or name -> answer, or a list of
+        answers taken in turn) answers waiting nodes ahead of time. Invalid arguments
+        raise GraphError. A run that waits for input returns with status `paused`;
+        `resume()` continues it.
         """
         if target is not None and from_node is not None:
             raise GraphError(
@@ -114,19 +118,54 @@ class Flow:
                 settings=settings,
                 run_id=run_id,
                 chat_id=chat_id,
+                answers=answers,
             )
         frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
-        return await execute_plan(
+        execution = Execution(
             self.plan,
             trigger=_trigger(message, trigger),
             sink=sink or NullSink(),
             settings=settings or RunSettings(),
+            services=self.services,
             run_id=run_id,
             chat_id=chat_id,
             frozen=frozen,
             builder=self.builder if self.builder.needed else None,
-            services=self.services,
+            answers=answers,
         )
+        return self._keep_if_paused(execution, await execution.outcome())
+
+    async def resume(self, run_id: str, node: str, answer: Any) -> RunResult:
+        """Answer a node (id or name) of a paused run and run on, until the run ends or
+        pauses again. Raises AnswerError, and the run stays paused, if the node is not
+        waiting or the answer does not fit what it asked for."""
+        execution = self._paused.get(run_id)
+        if execution is None:
+            paused = ", ".join(self._paused) or "none"
+            raise AnswerError(f"run '{run_id}' is not paused in this process; paused: {paused}")
+        del self._paused[run_id]
+        try:
+            result = await execution.resume(node, answer)
+        except AnswerError:
+            self._paused[run_id] = execution
+            raise
+        return self._keep_if_paused(execution, result)
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel a paused run: its waiting nodes are cancelled, `run_cancelled` emitted."""
+        execution = self._paused.pop(run_id, None)
+        if execution is None:
+            raise AnswerError(f"run '{run_id}' is not paused in this process")
+        await execution.cancel()
+
+    def paused(self) -> list[str]:
+        """Ids of this flow's runs that wait for input."""
+        return list(self._paused)
+
+    def _keep_if_paused(self, execution: Execution, result: RunResult) -> RunResult:
+        if result.status is RunStatus.PAUSED:
+            self._paused[execution.run_id] = execution
+        return result
 
     async def build(self, message: Any = None, *, chat_id: str | None = None) -> Built:
         """Run phase 1 only (what `nodeloom plan` shows): compile agents and tool sources
@@ -145,7 +184,11 @@ class Flow:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close what cached builds hold open (MCP server connections, HTTP clients)."""
+        """Release paused runs (silently: they stay paused, not cancelled) and close what
+        cached builds hold open (MCP server connections, HTTP clients)."""
+        while self._paused:
+            _, execution = self._paused.popitem()
+            await execution.release()
         await self.builder.aclose()
         for subset in self._subsets.values():
             await subset.aclose()
@@ -263,114 +306,6 @@ class Flow:
 
 
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
-
-
-async def execute_plan(
-    plan: FlowPlan,
-    *,
-    trigger: Any,
-    sink: EventSink,
-    settings: RunSettings,
-    run_id: str | None = None,
-    chat_id: str | None = None,
-    frozen: dict[int, dict[str, Any] | None] | None = None,
-    builder: Builder | None = None,
-    services: Services | None = None,
-) -> RunResult:
-    """Run a plan to its end (phase 1, then the flow) and say how it ended. Cancelling the
-    calling task cancels every running node, emits `run_cancelled`, and re-raises
-    CancelledError."""
-    services = services or default_services()
-    shared = RunShared(
-        run_id or os.urandom(16).hex(), sink, settings, trigger, plan.variables, chat_id, services
-    )
-    shared.emit("run_started", {"trigger": trigger})
-    started = time.perf_counter()
-    run = FlowRun(plan, shared)
-    error: dict[str, Any] | None = None
-    try:
-        if settings.timeout is None:
-            error = await _phases(run, builder, shared, services, frozen)
-        else:
-            scope = asyncio.timeout(settings.timeout)
-            try:
-                async with scope:
-                    error = await _phases(run, builder, shared, services, frozen)
-            except TimeoutError:
-                if not scope.expired():
-                    raise
-                error = {
-                    "code": "run_timeout",
-                    "message": f"the run took longer than its timeout of "
-                    f"{settings.timeout:g} s; running nodes were cancelled",
-                }
-    except asyncio.CancelledError:
-        duration = (time.perf_counter() - started) * 1000
-        shared.emit("run_cancelled", {"duration_ms": duration})
-        raise
-    finally:
-        if shared.http is not None:
-            await shared.aclose()
-    duration = (time.perf_counter() - started) * 1000
-    error = error or run.failure
-    if shared.usage:
-        shared.usage.setdefault(
-            "total_tokens",
-            shared.usage.get("prompt_tokens", 0) + shared.usage.get("completion_tokens", 0),
-        )
-    outputs = {
-        node.name: outs
-        for node, outs in zip(plan.nodes, run.outputs, strict=True)
-        if outs is not None and (frozen is None or node.index not in frozen)
-    }
-    if error is None:
-        status = RunStatus.COMPLETED
-        shared.emit(
-            "run_completed", {"duration_ms": duration, "steps": shared.steps, "usage": shared.usage}
-        )
-    else:
-        status = RunStatus.FAILED
-        shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": shared.usage})
-    return RunResult(shared.run_id, status, outputs, error, duration, shared.steps, shared.usage)
-
-
-async def _phases(
-    run: FlowRun,
-    builder: Builder | None,
-    shared: RunShared,
-    services: Services,
-    frozen: dict[int, dict[str, Any] | None] | None,
-) -> dict[str, Any] | None:
-    """Phase 1 (the structural build), then phase 2 (the flow). Returns a build error."""
-    if builder is not None:
-        error = await _build(builder, shared, services)
-        if error is not None:
-            return error
-    await run.execute(frozen)
-    return None
-
-
-async def _build(builder: Builder, shared: RunShared, services: Services) -> dict[str, Any] | None:
-    """Phase 1. Returns the error object if a node could not be built."""
-    try:
-        shared.built = await builder.build(
-            trigger=shared.trigger,
-            variables=shared.variables,
-            chat_id=shared.chat_id,
-            services=services,
-            run_id=shared.run_id,
-        )
-    except BuildError as exc:
-        error = exc.payload
-        shared.emit(
-            "error",
-            {"error": error, "handled": False, "attempts": 1},
-            error["node_id"],
-            error["node_name"],
-            error["node_type"],
-        )
-        return error
-    return None
 
 
 def _trigger(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:

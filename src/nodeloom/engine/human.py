@@ -73,8 +73,9 @@ def _form(request: InputRequest, answer: Any) -> dict[str, Any]:
         value = answer[name]
         kind = field.get("type", "string")
         expected = _TYPES.get(kind)
-        if expected and (isinstance(value, bool) and kind == "number" or
-                         not isinstance(value, expected)):
+        if expected and (
+            (isinstance(value, bool) and kind == "number") or not isinstance(value, expected)
+        ):
             raise AnswerError(f"the form's field '{name}' must be a {kind}, got {value!r}")
         result[name] = value
     unknown = set(answer) - {str(f.get("name")) for f in request.fields}
@@ -89,8 +90,14 @@ NO_ANSWER: Any = object()
 class Waiter:
     __slots__ = ("future", "node_id", "node_name", "node_type", "request")
 
-    def __init__(self, node_id: str, node_name: str, node_type: str, request: InputRequest,
-                 future: asyncio.Future[Any]) -> None:
+    def __init__(
+        self,
+        node_id: str,
+        node_name: str,
+        node_type: str,
+        request: InputRequest,
+        future: asyncio.Future[Any],
+    ) -> None:
         self.node_id = node_id
         self.node_name = node_name
         self.node_type = node_type
@@ -98,8 +105,12 @@ class Waiter:
         self.future = future
 
     def to_json(self) -> dict[str, Any]:
-        return {"node_id": self.node_id, "node_name": self.node_name,
-                "node_type": self.node_type, **self.request.to_json()}
+        return {
+            "node_id": self.node_id,
+            "node_name": self.node_name,
+            "node_type": self.node_type,
+            **self.request.to_json(),
+        }
 
 
 class HumanInput:
@@ -143,7 +154,8 @@ class HumanInput:
         """Answer a waiting node (by id or name). Raises AnswerError, and the node keeps
         waiting, if it is not waiting or the answer does not fit."""
         waiter = self.waiting.get(ref) or next(
-            (w for w in self.waiting.values() if w.node_name == ref), None)
+            (w for w in self.waiting.values() if w.node_name == ref), None
+        )
         if waiter is None:
             waiting = ", ".join(f"'{w.node_name}'" for w in self.waiting.values()) or "none"
             raise AnswerError(f"node '{ref}' is not waiting for input; waiting: {waiting}")
@@ -152,5 +164,3 @@ class HumanInput:
         self.paused.clear()
         waiter.future.set_result(normalized)
         return normalized
-
-

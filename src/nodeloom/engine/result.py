@@ -34,13 +34,16 @@ class RunResult:
     duration_ms: float = 0.0
     steps: int = 0
     usage: dict[str, int] = field(default_factory=dict)
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # paused: who waits for what
+    state: dict[str, Any] = field(default_factory=dict)  # the run's shared state at the end
+    result: Any = None  # a value a node set as the run's result (formats use it)
 
     @property
     def ok(self) -> bool:
         return self.status is RunStatus.COMPLETED
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "type": "result",
             "run_id": self.run_id,
             "status": self.status.value,
@@ -50,3 +53,13 @@ class RunResult:
             "steps": self.steps,
             "usage": self.usage,
         }
+        if self.status is RunStatus.PAUSED:
+            data["waiting"] = [
+                {"node_id": w["node_id"], "node_name": w["node_name"], "kind": w["kind"]}
+                for w in self.waiting
+            ]
+        if self.state:
+            data["state"] = self.state
+        if self.result is not None:
+            data["result"] = self.result
+        return data

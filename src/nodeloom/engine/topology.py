@@ -83,6 +83,7 @@ class FlowPlan:
     sinks: list[int]
     variables: dict[str, Any]
     prefix: str = ""
+    may_wait: bool = False  # some node (or a Loop body's) may wait for human input
 
     def ancestors(self, index: int) -> set[int]:
         """Every node with a path to `index` (any edge kind)."""
@@ -155,6 +156,9 @@ def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
         sinks=[n.index for n in nodes if not n.out_edges],
         variables=dict(graph.variables),
         prefix=checked.prefix,
+        may_wait=any(
+            n.definition.interactive or any(b.may_wait for b in n.bodies.values()) for n in nodes
+        ),
     )
 
 

@@ -193,6 +193,7 @@ class NodeDefinition:
     side_effects: SideEffects = "pure"
     streaming: bool = False
     trigger: bool = False
+    interactive: bool = False  # may wait for human input (FlowContext.wait_for_input)
     main_output: str | None = None
     output_shape: Mapping[str, Any] | None = None
     # Extra rules a generic parameter check cannot express: data -> [(field, message)].
@@ -249,6 +250,7 @@ class NodeDefinition:
             "side_effects": self.side_effects,
             "streaming": self.streaming,
             "trigger": self.trigger,
+            "interactive": self.interactive,
             "output_shape": dict(self.output_shape) if self.output_shape else None,
         }
 
@@ -435,6 +437,10 @@ class FlowContext(Protocol):
 
     def http_client(self) -> Any:
         """An httpx.AsyncClient shared by the run's nodes, closed when the run ends."""
+        ...
+
+    def set_result(self, value: Any) -> None:
+        """Make `value` the run's result (RunResult.result; the last call wins)."""
         ...
 
     async def wait_for_input(self, request: InputRequest) -> Any:

@@ -32,6 +32,14 @@ class ExecutorContext:
     def sources(self, port: str) -> list[tuple[str, Any]]:
         return list(self.port_sources.get(port, []))
 
+    result: Any = None
+
+    def set_result(self, value: Any) -> None:
+        self.result = value
+
+    async def wait_for_input(self, request: Any) -> Any:
+        raise RuntimeError("ExecutorContext cannot wait for input; run the node in a graph")
+
     def http_client(self) -> Any:
         raise RuntimeError("ExecutorContext has no HTTP client; run the node in a graph")
 

@@ -127,7 +127,15 @@ async def test_an_unconfigured_provider_fails_the_run_before_any_call(
     assert mock_llm.requests == [] and not of_type(sink.events, "started")
 
 
-async def test_a_missing_optional_dependency_names_the_extra_to_install(closing):
+async def test_a_missing_optional_dependency_names_the_extra_to_install(closing, monkeypatch):
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "ollama" else real_find_spec(name, *a),
+    )
     result = await closing(single_agent(model="ollama:llama3.2")).run("hi")
     assert result.error["code"] == "model_not_configured"
     assert "pip install 'nodeloom[ollama]'" in result.error["message"]

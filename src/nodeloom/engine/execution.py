@@ -1,0 +1,200 @@
+"""One run of a plan: phase 1 (the build), then the flow, and how it ended.
+
+A run whose plan has nodes that may wait for a person runs in its own task: `outcome()`
+returns when the run ends *or* pauses (every node still executing waits for input), and
+`resume()` answers a waiting node and waits again. Other runs execute in the caller's task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from nodeloom.engine.build import Builder, BuildError
+from nodeloom.engine.context import RunSettings, RunShared
+from nodeloom.engine.events import EventSink, NullSink
+from nodeloom.engine.human import HumanInput
+from nodeloom.engine.result import RunResult, RunStatus
+from nodeloom.engine.run import FlowRun
+from nodeloom.engine.topology import FlowPlan
+from nodeloom.plugins.contract import Services
+
+Frozen = dict[int, dict[str, Any] | None]
+
+
+class Execution:
+    def __init__(
+        self,
+        plan: FlowPlan,
+        *,
+        trigger: Any,
+        sink: EventSink,
+        settings: RunSettings,
+        services: Services,
+        run_id: str | None = None,
+        chat_id: str | None = None,
+        frozen: Frozen | None = None,
+        builder: Builder | None = None,
+        answers: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.frozen = frozen
+        self.builder = builder
+        self.shared = shared = RunShared(
+            run_id or os.urandom(16).hex(),
+            sink,
+            settings,
+            trigger,
+            plan.variables,
+            chat_id,
+            services,
+        )
+        if plan.may_wait:
+            shared.human = HumanInput(answers)
+            shared.human.on_paused = self._paused
+        self.run = FlowRun(plan, shared)
+        self.started = 0.0
+        self.task: asyncio.Task[RunResult] | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.shared.run_id
+
+    async def outcome(self) -> RunResult:
+        """Run until the run ends, or pauses waiting for input."""
+        human = self.shared.human
+        if human is None:
+            return await self.main()
+        if self.task is None:
+            self.task = asyncio.create_task(self.main())
+        paused = asyncio.ensure_future(human.paused.wait())
+        try:
+            await asyncio.wait({self.task, paused}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            await self.cancel()
+            raise
+        finally:
+            paused.cancel()
+        if self.task.done():
+            return self.task.result()
+        return self._result(RunStatus.PAUSED, None)
+
+    async def resume(self, node: str, answer: Any) -> RunResult:
+        """Answer a waiting node (id or name) and run on. Raises AnswerError (the node
+        keeps waiting) if it is not waiting or the answer does not fit."""
+        assert self.shared.human is not None
+        self.shared.human.resume(node, answer)
+        return await self.outcome()
+
+    async def cancel(self) -> None:
+        """Cancel the run: running nodes are cancelled, `run_cancelled` is emitted."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+    async def release(self) -> None:
+        """Let go of a paused run in this process without ending it: no event is emitted
+        (a run store keeps it resumable elsewhere)."""
+        self.shared.sink = NullSink()
+        await self.cancel()
+
+    async def main(self) -> RunResult:
+        """Phase 1 then the flow, to the end. Cancelling it cancels every running node,
+        emits `run_cancelled`, and re-raises CancelledError."""
+        shared, settings = self.shared, self.shared.settings
+        shared.emit("run_started", {"trigger": shared.trigger})
+        self.started = time.perf_counter()
+        error: dict[str, Any] | None = None
+        try:
+            if settings.timeout is None:
+                error = await self._phases()
+            else:
+                scope = asyncio.timeout(settings.timeout)
+                try:
+                    async with scope:
+                        error = await self._phases()
+                except TimeoutError:
+                    if not scope.expired():
+                        raise
+                    error = {
+                        "code": "run_timeout",
+                        "message": f"the run took longer than its timeout of "
+                        f"{settings.timeout:g} s; running nodes were cancelled",
+                    }
+        except asyncio.CancelledError:
+            shared.emit("run_cancelled", {"duration_ms": self._elapsed()})
+            raise
+        finally:
+            if shared.http is not None:
+                await shared.aclose()
+        error = error or self.run.failure
+        return self._result(RunStatus.COMPLETED if error is None else RunStatus.FAILED, error)
+
+    async def _phases(self) -> dict[str, Any] | None:
+        """Phase 1 (the structural build), then phase 2 (the flow). Returns a build error."""
+        shared = self.shared
+        if self.builder is not None:
+            try:
+                shared.built = await self.builder.build(
+                    trigger=shared.trigger,
+                    variables=shared.variables,
+                    chat_id=shared.chat_id,
+                    services=shared.services,  # type: ignore[arg-type]
+                    run_id=shared.run_id,
+                )
+            except BuildError as exc:
+                error = exc.payload
+                shared.emit(
+                    "error",
+                    {"error": error, "handled": False, "attempts": 1},
+                    error["node_id"],
+                    error["node_name"],
+                    error["node_type"],
+                )
+                return error
+        await self.run.execute(self.frozen)
+        return None
+
+    def _result(self, status: RunStatus, error: dict[str, Any] | None) -> RunResult:
+        shared, duration = self.shared, self._elapsed()
+        usage = shared.usage
+        if usage:
+            usage.setdefault(
+                "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+            )
+        frozen = self.frozen
+        outputs = {
+            node.name: outs
+            for node, outs in zip(self.plan.nodes, self.run.outputs, strict=True)
+            if outs is not None and (frozen is None or node.index not in frozen)
+        }
+        waiting: list[dict[str, Any]] = []
+        if status is RunStatus.COMPLETED:
+            shared.emit(
+                "run_completed", {"duration_ms": duration, "steps": shared.steps, "usage": usage}
+            )
+        elif status is RunStatus.FAILED:
+            shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
+        elif shared.human is not None:
+            waiting = shared.human.describe()
+        return RunResult(
+            shared.run_id,
+            status,
+            outputs,
+            error,
+            duration,
+            shared.steps,
+            usage,
+            waiting=waiting,
+            state=dict(shared.state),
+            result=shared.result,
+        )
+
+    def _paused(self, waiting: list[dict[str, Any]]) -> None:
+        self.shared.emit("run_paused", {"waiting": waiting})
+
+    def _elapsed(self) -> float:
+        return (time.perf_counter() - self.started) * 1000 if self.started else 0.0

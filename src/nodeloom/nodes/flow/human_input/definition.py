@@ -1,0 +1,49 @@
+from collections.abc import Mapping
+from typing import Any
+
+from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+
+FIELD_TYPES = ("string", "number", "boolean")
+
+
+def _check(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    fields = data.get("fields")
+    if fields is None or isinstance(fields, str):
+        return []
+    if not isinstance(fields, list):
+        return [("fields", 'fields is a list of {"name", "label"?, "type"?, "required"?}')]
+    problems, seen = [], set()
+    for index, field in enumerate(fields):
+        where = f"fields[{index}]"
+        name = field.get("name") if isinstance(field, dict) else None
+        if not isinstance(name, str) or not name:
+            problems.append((where, "a field needs a `name`"))
+        elif name in seen:
+            problems.append((where, f"the field '{name}' is listed twice"))
+        elif field.get("type", "string") not in FIELD_TYPES:
+            problems.append((f"{where}.type", f"a field's type is one of {', '.join(FIELD_TYPES)}"))
+        seen.add(name)
+    return problems
+
+
+definition = NodeDefinition(
+    id="human-input",
+    name="Human Input",
+    category="flow",
+    description="Pauses the run until a person answers: free text, or the fields of a form.",
+    icon="UserPen",
+    inputs=(Port("input", required=False),),
+    outputs=(Port("output", description='{"text": ...} or the form as {field: value}'),),
+    parameters=(
+        Parameter("prompt", "text", "Question", default="Your input?"),
+        Parameter(
+            "fields",
+            "json",
+            "Form fields",
+            description='[{"name", "label"?, '
+            '"type"?: string|number|boolean, "required"?: true}]; none: free text',
+        ),
+    ),
+    interactive=True,
+    check=_check,
+)
