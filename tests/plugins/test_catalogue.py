@@ -130,11 +130,12 @@ def test_coercions_are_from_to_pairs_of_known_socket_types(catalogue):
     assert {"from": "int", "to": "float"} in catalogue["coercions"]
 
 
-def test_common_parameters_are_name_on_error_retry_and_timeout(catalogue):
+def test_common_parameters_are_name_on_error_retry_activation_and_timeout(catalogue):
     assert [p["id"] for p in catalogue["common_parameters"]] == [
         "name",
         "on_error",
         "retry",
+        "activation",
         "timeout",
     ]
     [on_error] = [p for p in catalogue["common_parameters"] if p["id"] == "on_error"]

@@ -125,7 +125,7 @@ class Flow:
             self.plan,
             trigger=_trigger(message, trigger),
             sink=sink or NullSink(),
-            settings=settings or RunSettings(),
+            settings=settings or self.default_settings(),
             services=self.services,
             run_id=run_id,
             chat_id=chat_id,
@@ -134,6 +134,11 @@ class Flow:
             answers=answers,
         )
         return self._keep_if_paused(execution, await execution.outcome())
+
+    def default_settings(self) -> RunSettings:
+        """The settings a run gets when none are given: the graph's `limits` apply."""
+        max_steps = self.graph.limits.get("max_steps")
+        return RunSettings(max_steps=max_steps) if max_steps else RunSettings()
 
     async def resume(self, run_id: str, node: str, answer: Any) -> RunResult:
         """Answer a node (id or name) of a paused run and run on, until the run ends or

@@ -51,6 +51,7 @@ class FlowRun:
         self.outputs: list[dict[str, Any] | None] = [None] * len(plan.nodes)
         self.skipped = [False] * len(plan.nodes)
         self.ready: deque[int] = deque()
+        self.inbox: dict[int, deque[tuple[int, Any]]] = {}  # each-nodes: deliveries to run
         self.running = 0
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
         self.tasks: set[asyncio.Task[None]] = set()
@@ -211,6 +212,13 @@ class FlowRun:
         """Values on the node's spine inputs, and the value `$json` stands for."""
         inputs: dict[str, DataValue] = {}
         first: Any = MISSING
+        if node.each:
+            queue = self.inbox.get(node.index)
+            if queue:
+                e, value = queue.popleft()
+                inputs[self.plan.edges[e].target_port] = DataValue("data", value)
+                return inputs, value
+            return inputs, first
         values = self.edge_values
         for port, edges in node.spine_ports.items():
             if port in node.multiple_ports:
@@ -271,10 +279,16 @@ class FlowRun:
                 else:
                     values[e] = DEAD
                 target = edge.target
+                target_node = plan.nodes[target]
+                if target_node.each:
+                    value = values[e]
+                    if value is not DEAD and edge.spine:
+                        self.inbox.setdefault(target, deque()).append((e, value))
+                        self.ready.append(target)
+                    continue
                 pending[target] -= 1
                 if pending[target]:
                     continue
-                target_node = plan.nodes[target]
                 reason = skip_reason(plan, target_node, values, skipped)
                 if reason is None:
                     self.ready.append(target)

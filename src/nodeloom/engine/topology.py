@@ -65,6 +65,7 @@ class PlannedNode:
     on_error: str
     retry: RetryPolicy | None
     timeout: float | None
+    each: bool = False  # activation each: runs once per delivered value, never joins
     bodies: dict[str, FlowPlan] = field(default_factory=dict)
     body_result: dict[str, int] = field(default_factory=dict)  # param -> result node index
 
@@ -220,6 +221,7 @@ def _plan_node(
         on_error=node.data.get("on_error", "stop"),
         retry=parse_retry(node.data["retry"]) if "retry" in node.data else None,
         timeout=float(timeout) if isinstance(timeout, (int, float)) else None,
+        each=node.data.get("activation") == "each",
     )
     for param, body in info.bodies.items():
         plan = compile_plan(body, registry)

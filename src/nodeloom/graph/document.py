@@ -15,7 +15,7 @@ from typing import Any
 from nodeloom.errors import GraphError, Issue
 from nodeloom.graph.model import Edge, Graph, Node
 
-_TOP_LEVEL = {"name", "description", "version", "variables", "nodes", "edges", "format"}
+_TOP_LEVEL = {"name", "description", "version", "variables", "limits", "nodes", "edges", "format"}
 
 
 def read_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
@@ -95,6 +95,17 @@ def parse_graph(document: Mapping[str, Any]) -> tuple[Graph, list[Issue]]:
             )
         )
         variables = {}
+    limits = document.get("limits") or {}
+    if not isinstance(limits, dict) or not all(
+        key == "max_steps" and isinstance(value, int) and not isinstance(value, bool) and value > 0
+        for key, value in limits.items()
+    ):
+        issues.append(
+            Issue(
+                "invalid_graph", "'limits' is {\"max_steps\": <a positive integer>}", field="limits"
+            )
+        )
+        limits = {}
     meta: dict[str, Any] = {}
     for key in ("name", "description"):
         value = document.get(key)
@@ -108,7 +119,10 @@ def parse_graph(document: Mapping[str, Any]) -> tuple[Graph, list[Issue]]:
             Issue("invalid_graph", "'version' must be a string or integer", field="version")
         )
         version = None
-    return Graph(tuple(nodes), tuple(edges), version=version, variables=variables, **meta), issues
+    graph = Graph(
+        tuple(nodes), tuple(edges), version=version, variables=variables, limits=limits, **meta
+    )
+    return graph, issues
 
 
 def load_graph(source: str | Path | Mapping[str, Any]) -> Graph:

@@ -45,6 +45,7 @@ class Graph:
     description: str | None = None
     version: str | int | None = None
     variables: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)  # {"max_steps": N}: run defaults
 
     def node(self, node_id: str) -> Node | None:
         return self.by_id.get(node_id)
@@ -64,6 +65,8 @@ class Graph:
                 document[key] = getattr(self, key)
         if self.variables:
             document["variables"] = self.variables
+        if self.limits:
+            document["limits"] = self.limits
         document["nodes"] = [
             {
                 "id": n.id,

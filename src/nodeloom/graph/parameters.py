@@ -12,7 +12,7 @@ from nodeloom.errors import ExpressionSyntaxError, Issue
 from nodeloom.expressions import Template, compile_template, has_expression
 from nodeloom.plugins.contract import COMMON_PARAMETER_IDS, NodeDefinition, Parameter
 
-SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout
+SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout, activation
 ON_ERROR_MODES = ("stop", "continue", "error_output")
 # Parameters never rendered as templates: source code (Python f-strings and JSONata objects
 # use `{{` themselves; code reads its data through its input) and inner graphs.
@@ -72,6 +72,16 @@ def settings_issues(data: Mapping[str, Any], where: str, definition: NodeDefinit
                 f"on_error must be one of {', '.join(ON_ERROR_MODES)}, got {on_error!r}",
                 node_id=where,
                 field="on_error",
+            )
+        )
+    activation = data.get("activation", "join")
+    if activation not in ("join", "each"):
+        issues.append(
+            Issue(
+                "invalid_parameter",
+                f"activation is join or each, got {activation!r}",
+                node_id=where,
+                field="activation",
             )
         )
     if definition.parameter("timeout") is None:

@@ -89,14 +89,17 @@ def check_graph(
                 )
     incoming = _check_edges(graph, infos, prefix, issues)
     _check_required(infos, incoming, prefix, issues)
-    order, cyclic = _topological_order(graph)
+    each = {n.id for n in graph.nodes if n.data.get("activation") == "each"}
+    _check_activation(graph, infos, each, prefix, issues)
+    order, cyclic = _topological_order(graph, each)
     if cyclic:
         issues.append(
             Issue(
                 "cycle",
-                "the flow graph has a cycle through "
+                "the flow graph has a cycle of nodes that wait for all their inputs, through "
                 + " -> ".join(f"'{n}'" for n in cyclic)
-                + "; repetition is done with a Loop node, whose body holds the repeated steps",
+                + "; repetition is done with a Loop node, whose body holds the repeated steps, "
+                "or with nodes whose activation is `each` (every node of the cycle)",
                 node_id=prefix + cyclic[0],
             )
         )
@@ -286,7 +289,7 @@ def _check_edges(
                 )
         if source is None or target is None:
             continue
-        if edge.source == edge.target:
+        if edge.source == edge.target and source.node.data.get("activation") != "each":
             issues.append(
                 Issue(
                     "cycle",
@@ -320,7 +323,11 @@ def _check_edges(
             )
             continue
         key = (edge.target, edge.target_handle)
-        if key in incoming and not in_port.multiple:
+        if (
+            key in incoming
+            and not in_port.multiple
+            and target.node.data.get("activation") != "each"  # values arrive one at a time
+        ):
             issues.append(
                 Issue(
                     "multiple_edges",
@@ -387,28 +394,114 @@ def _check_required(
 # -- order and references ---------------------------------------------------------------
 
 
-def _topological_order(graph: Graph) -> tuple[list[str], list[str]]:
-    """Kahn's algorithm. Returns (order, []) or ([], nodes on a cycle)."""
+def _topological_order(graph: Graph, each: set[str]) -> tuple[list[str], list[str]]:
+    """An execution order, or ([], nodes on a forbidden cycle).
+
+    Cycles are allowed when every node on them has `activation: each` (the run's step
+    limit bounds them); the order is then topological over the strongly connected
+    components, members in file order."""
     known = graph.by_id
-    indegree = {node.id: 0 for node in graph.nodes}
     successors: dict[str, list[str]] = {node.id: [] for node in graph.nodes}
     for edge in graph.edges:
-        if edge.source in known and edge.target in known and edge.source != edge.target:
-            indegree[edge.target] += 1
+        if edge.source in known and edge.target in known:
             successors[edge.source].append(edge.target)
-    ready = [node.id for node in graph.nodes if indegree[node.id] == 0]
+    components = _components(graph, successors)
+    component_of = {n: i for i, members in enumerate(components) for n in members}
+    for members in components:
+        looped = len(members) > 1 or members[0] in successors[members[0]]
+        if looped and not set(members) <= each:
+            inside = set(members)
+            return [], _one_cycle(
+                inside, {n: [m for m in successors[n] if m in inside] for n in inside}
+            )
+    indegree = [0] * len(components)
+    for source, targets in successors.items():
+        for target in targets:
+            if component_of[source] != component_of[target]:
+                indegree[component_of[target]] += 1
+    position = {node.id: i for i, node in enumerate(graph.nodes)}
+    ready = sorted(
+        (i for i, d in enumerate(indegree) if d == 0),
+        reverse=True,
+        key=lambda i: min(position[n] for n in components[i]),
+    )
     order: list[str] = []
     while ready:
         current = ready.pop()
-        order.append(current)
-        for nxt in successors[current]:
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                ready.append(nxt)
-    if len(order) == len(indegree):
-        return order, []
-    remaining = {n for n, d in indegree.items() if d > 0}
-    return [], _one_cycle(remaining, successors)
+        order.extend(sorted(components[current], key=position.__getitem__))
+        for node_id in components[current]:
+            for target in successors[node_id]:
+                other = component_of[target]
+                if other != current:
+                    indegree[other] -= 1
+                    if indegree[other] == 0:
+                        ready.append(other)
+    return order, []
+
+
+def _components(graph: Graph, successors: dict[str, list[str]]) -> list[list[str]]:
+    """Strongly connected components (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for root in (node.id for node in graph.nodes):
+        if root in index:
+            continue
+        work = [(root, iter(successors[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                found.append(members)
+    return found
+
+
+def _check_activation(
+    graph: Graph, infos: dict[str, NodeInfo], each: set[str], prefix: str, issues: list[Issue]
+) -> None:
+    """A join node counts each incoming edge once: it cannot take edges from a node that
+    may fire several times."""
+    for edge in graph.edges:
+        if edge.source in each and edge.target not in each and edge.target in infos:
+            issues.append(
+                Issue(
+                    "activation_mismatch",
+                    f"'{infos[edge.target].node.name}' waits for all its inputs once (activation "
+                    f"join), but '{infos[edge.source].node.name}' may fire several times "
+                    "(activation each); set activation: each on it too",
+                    node_id=prefix + edge.target,
+                    edge_id=edge.id,
+                    field="activation",
+                )
+            )
 
 
 def _one_cycle(remaining: set[str], successors: dict[str, list[str]]) -> list[str]:
@@ -541,8 +634,24 @@ class _AncestorBits:
         for node_id in order:
             bits = 0
             for pred in predecessors.get(node_id, ()):
-                bits |= self.bits[pred] | (1 << self.index[pred])
+                # In a cycle of each-nodes a predecessor may come later in the order.
+                bits |= self.bits.get(pred, 0) | (1 << self.index[pred])
             self.bits[node_id] = bits
+        changed = any(
+            self.index[p] >= self.index[n]
+            for n, ps in predecessors.items()
+            for p in ps
+            if n in self.index
+        )
+        while changed:  # cycles: propagate until nothing changes (small format graphs)
+            changed = False
+            for node_id in order:
+                bits = self.bits[node_id]
+                for pred in predecessors.get(node_id, ()):
+                    bits |= self.bits[pred] | (1 << self.index[pred])
+                if bits != self.bits[node_id]:
+                    self.bits[node_id] = bits
+                    changed = True
 
     def is_ancestor(self, candidate: str, node_id: str) -> bool:
         return bool(self.bits[node_id] >> self.index[candidate] & 1)

@@ -163,6 +163,16 @@ COMMON_PARAMETERS: tuple[Parameter, ...] = (
         description="{max_attempts, initial_interval, backoff_factor, max_interval, retry_on}",
     ),
     Parameter(
+        "activation",
+        "enum",
+        "Activation",
+        default="join",
+        options=("join", "each"),
+        description="join: run once, when every incoming edge has settled. each: run once per "
+        "value that arrives on any incoming edge (no join; may run many times; may sit on a "
+        "cycle of each-nodes, bounded by the run's step limit).",
+    ),
+    Parameter(
         "timeout",
         "number",
         "Timeout (s)",
