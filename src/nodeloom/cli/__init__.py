@@ -14,6 +14,7 @@ COMMANDS = {
     "validate": "nodeloom.cli.validate:validate_command",
     "nodes": "nodeloom.cli.nodes:nodes_command",
     "plan": "nodeloom.cli.plan:plan_command",
+    "convert": "nodeloom.cli.convert:convert_command",
     "chat": "nodeloom.cli.chat:chat_command",
     "mock-llm": "nodeloom.testing.mock_llm.cli:mock_llm_command",
 }

@@ -8,12 +8,14 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
+from nodeloom.cli.format_options import format_options
 from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress
 from nodeloom.engine.events import CallbackSink
 from nodeloom.engine.flow import Flow, load
 from nodeloom.engine.result import EXIT_INVALID, RunStatus
 from nodeloom.errors import GraphError
+from nodeloom.formats import FormatOptions
 from nodeloom.plugins.contract import Event
 
 
@@ -27,11 +29,18 @@ from nodeloom.plugins.contract import Event
     type=click.Path(),
     help="Serve this mock LLM script and point OpenAI-protocol models at it.",
 )
-def chat_command(file: str, chat_id: str | None, steps: bool, mock_script: str | None) -> None:
+@format_options
+def chat_command(
+    file: str,
+    chat_id: str | None,
+    steps: bool,
+    mock_script: str | None,
+    format_options: FormatOptions,
+) -> None:
     """Chat with the graph in FILE in the terminal: one run per message, one chat_id for
     the whole conversation, tokens shown as they arrive. End with Ctrl-D or /exit."""
     try:
-        flow = load(file)
+        flow = load(file, options=format_options)
     except GraphError as exc:
         Progress().issues(exc.issues)
         raise SystemExit(EXIT_INVALID) from None

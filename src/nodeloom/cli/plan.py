@@ -9,12 +9,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from nodeloom.cli.format_options import format_options
 from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress, invalid_line, json_line
 from nodeloom.engine.build import BuildError, Built
 from nodeloom.engine.flow import Flow, load
 from nodeloom.engine.result import EXIT_INVALID
 from nodeloom.errors import GraphError
+from nodeloom.formats import FormatOptions
 from nodeloom.plugins.contract import AgentResult, MetadataResult, ToolsResult
 
 
@@ -27,12 +29,15 @@ from nodeloom.plugins.contract import AgentResult, MetadataResult, ToolsResult
     type=click.Path(),
     help="Point OpenAI-protocol models at this mock LLM script while building.",
 )
-def plan_command(file: str, as_json: bool, mock_script: str | None) -> None:
+@format_options
+def plan_command(
+    file: str, as_json: bool, mock_script: str | None, format_options: FormatOptions
+) -> None:
     """Show phase 1 for FILE: which nodes compile into which Agent or Team, with which
     tools. Builds the clusters (starting MCP servers to list their tools) but calls no
     model. Exit 1 if a node cannot be built, 2 if the graph is invalid."""
     try:
-        flow = load(file)
+        flow = load(file, options=format_options)
     except GraphError as exc:
         if as_json:
             json_line(invalid_line(exc.issues))

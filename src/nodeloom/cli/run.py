@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from nodeloom.cli.answers import answer_in_terminal, parse_responses
+from nodeloom.cli.format_options import format_options
 from nodeloom.cli.mock import mock_llm
 from nodeloom.cli.output import Progress, invalid_line, json_line, preview
 from nodeloom.engine.context import RunSettings
@@ -18,6 +19,7 @@ from nodeloom.engine.events import CallbackSink
 from nodeloom.engine.flow import Flow, load
 from nodeloom.engine.result import EXIT_CODES, EXIT_INVALID, RunResult, RunStatus
 from nodeloom.errors import GraphError, Issue
+from nodeloom.formats import FormatOptions
 from nodeloom.plugins.contract import Event
 
 
@@ -35,9 +37,7 @@ from nodeloom.plugins.contract import Event
 @click.option(
     "--max-steps",
     type=click.IntRange(min=1),
-    default=1000,
-    show_default=True,
-    help="Cap on node executions.",
+    help="Cap on node executions (default: the graph's limits.max_steps, else 1000).",
 )
 @click.option(
     "--concurrency",
@@ -50,6 +50,14 @@ from nodeloom.plugins.contract import Event
 @click.option(
     "--from", "from_node", metavar="NODE", help="Run NODE and its descendants; needs --outputs."
 )
+@click.option(
+    "--inputs",
+    "inputs_json",
+    metavar="JSON",
+    help="Inputs of the run as a JSON object (Ethan YAML graphs: `graph.inputs`); "
+    "expressions read them as $trigger.inputs.",
+)
+@format_options
 @click.option(
     "--respond",
     "responses",
@@ -76,10 +84,12 @@ def run_command(
     message: str | None,
     as_json: bool,
     timeout: float | None,
-    max_steps: int,
+    max_steps: int | None,
     concurrency: int,
     target: str | None,
     from_node: str | None,
+    inputs_json: str | None,
+    format_options: FormatOptions,
     responses: tuple[str, ...],
     mock_script: str | None,
     outputs_file: str | None,
@@ -95,13 +105,19 @@ def run_command(
         outputs = _read_outputs(outputs_file) if outputs_file else None
         answers = parse_responses(responses)
         interactive = not as_json and sys.stdin.isatty()
-        flow = load(file)
-        settings = RunSettings(max_concurrency=concurrency, max_steps=max_steps, timeout=timeout)
+        flow = load(file, options=format_options)
+        trigger = {"inputs": _read_inputs(inputs_json)} if inputs_json is not None else None
+        settings = RunSettings(
+            max_concurrency=concurrency,
+            max_steps=max_steps or flow.default_settings().max_steps,
+            timeout=timeout,
+        )
         sink = CallbackSink(_json_event if as_json else progress.emit)
         result = asyncio.run(
             _run(
                 flow,
                 message,
+                trigger,
                 sink,
                 settings,
                 target,
@@ -128,6 +144,7 @@ def run_command(
 async def _run(
     flow: Flow,
     message: str | None,
+    trigger: dict[str, Any] | None,
     sink: CallbackSink,
     settings: RunSettings,
     target: str | None,
@@ -142,6 +159,7 @@ async def _run(
     async def go() -> RunResult:
         result = await flow.run(
             message,
+            trigger=trigger,
             sink=sink,
             settings=settings,
             target=target,
@@ -174,6 +192,16 @@ async def _run(
 
 def _json_event(event: Event) -> None:
     json_line(event.to_json())
+
+
+def _read_inputs(text: str) -> dict[str, Any]:
+    try:
+        inputs = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GraphError([Issue("invalid_request", f"--inputs is not JSON: {exc}")]) from None
+    if not isinstance(inputs, dict):
+        raise GraphError([Issue("invalid_request", "--inputs is a JSON object")])
+    return inputs
 
 
 def _read_outputs(path: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from nodeloom.engine.human import AnswerError
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.engine.topology import FlowPlan, compile_plan
 from nodeloom.errors import GraphError, Issue, PluginError
+from nodeloom.formats import FormatOptions, read_graph
 from nodeloom.graph.model import Graph
 from nodeloom.graph.validation import CheckedGraph, check_graph, validate
 from nodeloom.paths import default_services
@@ -32,12 +33,19 @@ from nodeloom.plugins.registry import Registry, default_registry
 Outputs = Mapping[str, Mapping[str, Any]]
 
 
-def load(source: str | Path | Mapping[str, Any], *, registry: Registry | None = None) -> Flow:
-    """Load and validate a graph (a path, JSON text, or a dict). Raises GraphError listing
-    every problem, each located."""
+def load(
+    source: str | Path | Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    options: FormatOptions | None = None,
+) -> Flow:
+    """Load and validate a graph: a path (JSON or YAML), JSON text, or a dict, in the
+    native format or any format nodeloom reads (detected; see docs/formats/). Raises
+    GraphError listing every problem, each located."""
     registry = registry or default_registry()
     with _collector_paused():
-        checked = validate(source, registry)
+        document, _ = read_graph(source, options)
+        checked = validate(document, registry)
         return Flow(checked, registry)
 
 

@@ -39,7 +39,18 @@ ParameterType = Literal[
     "graph",  # an inner {"nodes", "edges"} graph (e.g. Loop's `body`); kept raw
 ]
 
-CATEGORIES = ("core", "trigger", "ai", "tools", "flow", "data", "integration", "rag", "utility")
+CATEGORIES = (
+    "core",
+    "trigger",
+    "ai",
+    "tools",
+    "flow",
+    "data",
+    "integration",
+    "rag",
+    "utility",
+    "formats",
+)
 
 
 @dataclass(frozen=True, slots=True)
