@@ -439,3 +439,35 @@ __all__ = [
     "split_path",
     "unknown_operator_message",
 ]
+
+
+def condition_parameters(field_help: str, placeholder: str) -> tuple[Any, ...]:
+    """The `field`, `operator`, `value`, `caseSensitive` parameters of the nodes that test
+    one condition (Conditional, Filter), declared once."""
+    from nodeloom.plugins.contract import Parameter
+
+    return (
+        Parameter("field", "string", "Field", description=field_help, placeholder=placeholder),
+        Parameter(
+            "operator",
+            "enum",
+            "Operator",
+            default="equals",
+            options=OPERATORS,
+            description="How to compare; see docs/conditions.md.",
+        ),
+        Parameter(
+            "value",
+            "json",
+            "Value",
+            description="What to compare with (any JSON "
+            "scalar); ignored by exists, notExists, isEmpty and isNotEmpty.",
+        ),
+        Parameter(
+            "caseSensitive",
+            "boolean",
+            "Case sensitive",
+            default=True,
+            description="When off, string operators and regex ignore case.",
+        ),
+    )

@@ -42,6 +42,30 @@ def input_text(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
+def prompt_from(
+    data: Mapping[str, Any],
+    inputs: Mapping[str, Any],
+    *,
+    key: str = "prompt",
+    what: str = "the prompt is empty",
+) -> str:
+    """The node's `prompt` parameter, else its spine input as text; an empty one is a
+    NodeError naming the fix."""
+    from nodeloom.errors import NodeError
+
+    text = data.get(key)
+    if text in (None, ""):
+        value = inputs["input"].value if "input" in inputs else None
+        text = input_text(value)
+    if not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False)
+    if not text:
+        raise NodeError(
+            f"{what}: set `{key}` or wire text into the input", code="empty_prompt", retryable=False
+        )
+    return text
+
+
 def build_messages(system: str | None, prompt: str) -> list[Any]:
     from agno.models.message import Message
 

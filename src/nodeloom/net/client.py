@@ -49,37 +49,31 @@ _BODY_HEADERS = (
 _CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
 
 
-class InvalidURLError(NodeError):
+class _RequestError(NodeError):
+    """A request that another attempt would not fix (not retryable by default)."""
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, details: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message, retryable=retryable, details=details)
+
+
+class InvalidURLError(_RequestError):
     """A URL that cannot be requested: not http or https, no host, or malformed."""
 
     code = "invalid_url"
 
-    def __init__(
-        self, message: str, *, retryable: bool = False, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, retryable=retryable, details=details)
 
-
-class TooManyRedirectsError(NodeError):
+class TooManyRedirectsError(_RequestError):
     """A request was redirected more times than allowed (often a redirect loop)."""
 
     code = "too_many_redirects"
 
-    def __init__(
-        self, message: str, *, retryable: bool = False, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, retryable=retryable, details=details)
 
-
-class ResponseTooLargeError(NodeError):
+class ResponseTooLargeError(_RequestError):
     """A response body is larger than the caller agreed to hold in memory."""
 
     code = "http_response_too_large"
-
-    def __init__(
-        self, message: str, *, retryable: bool = False, details: dict[str, Any] | None = None
-    ) -> None:
-        super().__init__(message, retryable=retryable, details=details)
 
 
 def display_url(url: httpx.URL | str) -> str:

@@ -1,11 +1,10 @@
 from typing import Any
 
-from nodeloom.errors import NodeError
 from nodeloom.models.llm import (
     build_messages,
     check_parameters,
     complete_json,
-    input_text,
+    prompt_from,
     spec_from_parameters,
 )
 from nodeloom.nodes.ai.classifier.definition import category_names
@@ -39,11 +38,7 @@ class ClassifierExecutor:
         categories = data.get("categories") or []
         names = category_names(categories)
         value = inputs["input"].value if "input" in inputs else None
-        text = data.get("prompt") or input_text(value)
-        if not text:
-            raise NodeError(
-                "nothing to classify: the input is empty", code="empty_prompt", retryable=False
-            )
+        text = prompt_from(data, inputs, what="nothing to classify")
         schema = {
             "type": "object",
             "properties": {

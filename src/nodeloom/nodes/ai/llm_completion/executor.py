@@ -1,11 +1,10 @@
 from collections.abc import AsyncIterator
 from typing import Any
 
-from nodeloom.errors import NodeError
 from nodeloom.models.llm import (
     build_messages,
     check_parameters,
-    input_text,
+    prompt_from,
     spec_from_parameters,
     stream_text,
 )
@@ -24,15 +23,7 @@ class LlmCompletionExecutor:
     ) -> AsyncIterator[Event | ExecutionResult]:
         where = f"'{context.node_name}'"
         spec = spec_from_parameters(data, where=where)
-        prompt = data.get("prompt")
-        if prompt in (None, ""):
-            prompt = input_text(inputs["input"].value if "input" in inputs else None)
-        if not prompt:
-            raise NodeError(
-                "the prompt is empty: set `prompt` or wire text into the input",
-                code="empty_prompt",
-                retryable=False,
-            )
+        prompt = prompt_from(data, inputs)
         parts: list[str] = []
         usage = None
         async for token, final_usage in stream_text(

@@ -5,7 +5,7 @@ from nodeloom.models.llm import (
     build_messages,
     check_parameters,
     complete_json,
-    input_text,
+    prompt_from,
     spec_from_parameters,
 )
 from nodeloom.plugins.contract import BuildContext, DataValue, ExecutionResult, FlowContext
@@ -28,15 +28,7 @@ class StructuredOutputExecutor:
             raise NodeError(
                 "`schema` must be a JSON Schema object", code="invalid_parameter", retryable=False
             )
-        prompt = data.get("prompt") or input_text(
-            inputs["input"].value if "input" in inputs else None
-        )
-        if not prompt:
-            raise NodeError(
-                "the prompt is empty: set `prompt` or wire text into the input",
-                code="empty_prompt",
-                retryable=False,
-            )
+        prompt = prompt_from(data, inputs)
         value, usage = await complete_json(
             spec_from_parameters(data, where=where),
             build_messages(data.get("system") or DEFAULT_SYSTEM, prompt),

@@ -2,7 +2,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.models.llm import input_text, usage_of
+from nodeloom.models.llm import prompt_from, usage_of
 from nodeloom.nodes.core.agent.compile import compile_agent
 from nodeloom.nodes.core.agent.events import map_event
 from nodeloom.plugins.contract import (
@@ -40,15 +40,7 @@ class AgentExecutor:
             data.get(key) != build.data.get(key) for key in _HYBRID
         ):
             compiled = compile_agent(data, build)
-        prompt = data.get("prompt") or input_text(
-            inputs["input"].value if "input" in inputs else None
-        )
-        if not prompt:
-            raise NodeError(
-                "the agent has nothing to answer: wire text into its input or set `prompt`",
-                code="empty_prompt",
-                retryable=False,
-            )
+        prompt = prompt_from(data, inputs, what="the agent has nothing to answer")
         agent = compiled.agent
         output = None
         async for item in agent.arun(

@@ -1,7 +1,7 @@
 """Filter: split a list into the items that match a condition and those that do not."""
 
-from nodeloom.conditions import OPERATORS, check_condition
-from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+from nodeloom.conditions import check_condition, condition_parameters
+from nodeloom.plugins.contract import NodeDefinition, Port
 
 definition = NodeDefinition(
     id="filter",
@@ -16,37 +16,9 @@ definition = NodeDefinition(
         Port("reject", label="Reject", description="The items that do not match."),
     ),
     main_output="pass",
-    parameters=(
-        Parameter(
-            "field",
-            "string",
-            "Field",
-            description="Dotted path into each item (user.address.city, tags.0); "
-            "empty tests the item itself.",
-            placeholder="status",
-        ),
-        Parameter(
-            "operator",
-            "enum",
-            "Operator",
-            default="equals",
-            options=OPERATORS,
-            description="How to compare; see docs/conditions.md.",
-        ),
-        Parameter(
-            "value",
-            "json",
-            "Value",
-            description="What to compare with (any JSON scalar); ignored by exists, "
-            "notExists, isEmpty and isNotEmpty.",
-        ),
-        Parameter(
-            "caseSensitive",
-            "boolean",
-            "Case sensitive",
-            default=True,
-            description="When off, string operators and regex ignore case.",
-        ),
+    parameters=condition_parameters(
+        "Dotted path into each item (user.address.city, tags.0); empty tests the item itself.",
+        "status",
     ),
     side_effects="pure",
     check=check_condition,

@@ -1,7 +1,7 @@
 """Conditional: route the input to `true` or `false` by one condition."""
 
-from nodeloom.conditions import OPERATORS, check_condition
-from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+from nodeloom.conditions import check_condition, condition_parameters
+from nodeloom.plugins.contract import NodeDefinition, Port
 
 definition = NodeDefinition(
     id="conditional",
@@ -16,37 +16,10 @@ definition = NodeDefinition(
         Port("false", label="False", description="The input, when it does not."),
     ),
     main_output="true",
-    parameters=(
-        Parameter(
-            "field",
-            "string",
-            "Field",
-            description="Dotted path into the input (user.address.city, items.0.name); "
-            "empty tests the input itself.",
-            placeholder="user.address.city",
-        ),
-        Parameter(
-            "operator",
-            "enum",
-            "Operator",
-            default="equals",
-            options=OPERATORS,
-            description="How to compare; see docs/conditions.md.",
-        ),
-        Parameter(
-            "value",
-            "json",
-            "Value",
-            description="What to compare with (any JSON scalar); ignored by exists, "
-            "notExists, isEmpty and isNotEmpty.",
-        ),
-        Parameter(
-            "caseSensitive",
-            "boolean",
-            "Case sensitive",
-            default=True,
-            description="When off, string operators and regex ignore case.",
-        ),
+    parameters=condition_parameters(
+        "Dotted path into the input (user.address.city, items.0.name); empty tests the "
+        "input itself.",
+        "user.address.city",
     ),
     side_effects="pure",
     check=check_condition,
