@@ -1,6 +1,6 @@
 """A small MCP server for the concierge example: city facts from a fixed table.
 
-    python examples/mcp/facts_server.py      (stdio; the MCP Server node starts it)
+python examples/mcp/facts_server.py      (stdio; the MCP Server node starts it)
 """
 
 from mcp.server.mcpserver import MCPServer

@@ -30,7 +30,7 @@ async def test_a_dead_edge_into_an_each_node_is_ignored_not_skipped(run):
         edge("check", "echo", "b"),
         edge("check", "echo", "a"),
     )
-    result, events = await run(doc)
+    _, events = await run(doc)
     assert len(of_type(events, "completed", "echo")) == 1
     assert not of_type(events, "skipped", "echo")
 
