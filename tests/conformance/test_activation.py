@@ -113,3 +113,14 @@ async def test_the_graph_can_set_a_default_step_limit(run):
     result = await flow.run()
     assert result.error["code"] == "max_steps_exceeded"
     assert "30 node executions" in result.error["message"]
+
+
+async def test_a_run_from_a_node_delivers_supplied_outputs_to_each_nodes(run):
+    doc = graph(
+        node("a", "const", value=1),
+        node("echo", "const", value="got {{ $json }}", activation="each"),
+        edge("a", "echo"),
+    )
+    result, events = await run(doc, from_node="echo", outputs={"a": {"output": 41}})
+    assert result.outputs == {"echo": {"output": "got 41"}}
+    assert [e.node_id for e in of_type(events, "started")] == ["echo"]

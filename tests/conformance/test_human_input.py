@@ -219,3 +219,11 @@ async def test_closing_the_flow_releases_its_paused_runs_without_cancelling_them
     assert flow.paused() == []
     assert sink.events[-1].event_type == "run_paused"
     await asyncio.sleep(0)
+
+
+async def test_streaming_a_run_that_pauses_ends_with_run_paused(run):
+    flow = run.load(approve_then())
+    seen = [event async for event in flow.stream("x")]
+    assert seen[-1].event_type == "run_paused"
+    assert [w["node_id"] for w in seen[-1].data["waiting"]] == ["check"]
+    await flow.aclose()

@@ -312,11 +312,17 @@ class FlowRun:
                 edge = plan.edges[e]
                 if edge.target in frozen:
                     continue
-                self.edge_values[e] = (
+                value = (
                     outputs[edge.source_port]
                     if outputs is not None and edge.source_port in outputs
                     else DEAD
                 )
+                self.edge_values[e] = value
+                if plan.nodes[edge.target].each:
+                    if value is not DEAD and edge.spine:
+                        self.inbox.setdefault(edge.target, deque()).append((e, value))
+                        self.ready.append(edge.target)
+                    continue
                 self.pending[edge.target] -= 1
         for node in plan.nodes:
             if node.index in frozen or self.pending[node.index]:
