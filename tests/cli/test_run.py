@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -391,3 +393,32 @@ def test_a_node_whose_executor_fails_to_import_makes_the_graph_invalid_with_exit
         "ModuleNotFoundError: No module named 'nodeloom_fixture_missing_dependency'"
         in error["message"]
     )
+
+
+@pytest.mark.e2e
+def test_json_output_stays_pure_json_when_a_model_call_fails(tmp_path):
+    from nodeloom.testing.builders import chain, node
+
+    flow = tmp_path / "llm.json"
+    flow.write_text(json.dumps(chain(node("s", "chat-start"), node("l", "llm-completion"))))
+    script = tmp_path / "fail.yaml"
+    script.write_text("default:\n  error: {status: 500, message: boom}\n")
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "nodeloom"),
+            "run",
+            str(flow),
+            "--input",
+            "hi",
+            "--json",
+            "--mock-llm",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert all(line.startswith("{") for line in lines), lines
+    assert json.loads(lines[-1])["status"] == "failed"

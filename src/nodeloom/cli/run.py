@@ -237,6 +237,9 @@ def _summary(flow: Flow, result: RunResult, progress: Progress) -> None:
     )
     if result.error:
         console.print(f"[red]{result.error.get('message')}[/]")
+    if result.result is not None:
+        click.echo(f"result: {preview(result.result, 4000)}")
+        return
     ends = {flow.plan.nodes[i].name for i in flow.plan.sinks}
     for name, ports in result.outputs.items():
         if name in ends:

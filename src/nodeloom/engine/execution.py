@@ -25,6 +25,12 @@ from nodeloom.plugins.contract import Services
 Frozen = dict[int, dict[str, Any] | None]
 
 
+def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's shared state as reported: keys starting with `_` are a node's private
+    bookkeeping and stay out of results."""
+    return {key: value for key, value in state.items() if not key.startswith("_")}
+
+
 class Execution:
     def __init__(
         self,

@@ -23,8 +23,8 @@ class FormatLoader(Protocol):
 # "module:attribute", imported on first use so loading a native graph imports no loader.
 FORMATS: tuple[str, ...] = (
     "nodeloom.formats.workflow:loader",
+    "nodeloom.formats.plan:loader",  # before ethan: its markers (node_type) are narrower
     "nodeloom.formats.ethan:loader",
-    "nodeloom.formats.plan:loader",
 )
 
 

@@ -49,6 +49,7 @@ def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = No
     check_configured(spec, where=where)
     provider = PROVIDERS[spec.provider]
     cls = getattr(importlib.import_module(provider.module), provider.cls)
+    _agno_logs_to_stderr()
     kwargs: dict[str, Any] = {"id": spec.model}
     base_url = _base_url(spec, provider)
     if base_url:
@@ -73,3 +74,29 @@ def _base_url(spec: ModelSpec, provider: Provider) -> str | None:
     if spec.base_url:
         return spec.base_url
     return os.environ.get(provider.base_url_env) if provider.base_url_env else None
+
+
+_rerouted = False
+
+
+def _agno_logs_to_stderr() -> None:
+    """Agno logs to stdout when stdout is not a terminal; stdout is where nodeloom writes
+    results (`nodeloom run --json`). Send Agno's log records to stderr instead, once."""
+    global _rerouted
+    if _rerouted:
+        return
+    _rerouted = True
+    import logging
+    import sys
+
+    for name in list(logging.root.manager.loggerDict):
+        if not name.startswith("agno"):
+            continue
+        for handler in getattr(logging.getLogger(name), "handlers", ()):
+            if isinstance(handler, logging.StreamHandler) and handler.stream is sys.stdout:
+                handler.setStream(sys.stderr)
+            console = getattr(handler, "console", None)
+            if console is not None and getattr(console, "stderr", True) is False:
+                from rich.console import Console
+
+                handler.console = Console(stderr=True)  # type: ignore[attr-defined]

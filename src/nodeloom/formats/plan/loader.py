@@ -1,0 +1,53 @@
+"""The plan.json format's loader: detect a plan file and convert it to a native graph.
+
+Steps, each collecting every problem it finds (a GraphError lists them all, exit 2):
+choose the pattern -> fill `{placeholders}` -> check each node's schema -> check the
+seed's rules and every tool name -> write the native graph.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from nodeloom.errors import GraphError, Issue
+from nodeloom.formats.options import FormatOptions
+from nodeloom.formats.plan.catalogue import read_catalogue
+from nodeloom.formats.plan.checks import check_plan
+from nodeloom.formats.plan.convert import plan_model, to_native
+from nodeloom.formats.plan.patterns import choose, is_plan
+from nodeloom.formats.plan.placeholders import fill
+from nodeloom.formats.plan.schema import parse_plan
+
+
+class PlanLoader:
+    name = "plan"
+
+    def detect(self, document: Any, path: Path | None) -> bool:
+        return is_plan(document)
+
+    def to_graph(self, document: Any, options: FormatOptions) -> dict[str, Any]:
+        chosen = choose(document, options.pattern)
+        filled, issues = fill(chosen.document, options.variables, chosen.prefix)
+        plan, plan_issues = parse_plan(filled, chosen.prefix, chosen.name)
+        issues += plan_issues
+        catalogue, tool_issues = read_catalogue(options.tools)
+        issues += tool_issues
+        model, model_issues = plan_model()
+        issues += model_issues
+        issues += check_plan(plan.indexed, catalogue, chosen.prefix)
+        if issues:
+            raise GraphError(sorted(issues, key=_node_order))
+        return to_native(plan, catalogue, model)
+
+
+def _node_order(issue: Issue) -> int:
+    """Issues of the file first, then node by node (a stable sort keeps each node's order)."""
+    match = re.fullmatch(r"nodes\[(\d+)\]", issue.node_id or "")
+    return int(match.group(1)) if match else -1
+
+
+loader = PlanLoader()
+
+__all__ = ["PlanLoader", "loader"]

@@ -1,0 +1,3 @@
+from nodeloom.formats.plan.executors import PlanFinishExecutor
+
+executor = PlanFinishExecutor()

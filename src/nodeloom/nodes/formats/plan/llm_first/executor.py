@@ -1,0 +1,3 @@
+from nodeloom.formats.plan.executors import PlanStepExecutor
+
+executor = PlanStepExecutor("plan-llm-first")

@@ -1,0 +1,3 @@
+from nodeloom.formats.plan.executors import PlanStartExecutor
+
+executor = PlanStartExecutor()
