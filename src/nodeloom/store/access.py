@@ -1,0 +1,117 @@
+"""What every part of the Store shares: the database, the packer, and small helpers
+for packing values, linking blobs to runs and reporting missing rows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Row, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from nodeloom.store.blobs import BlobInfo
+from nodeloom.store.database import Database
+from nodeloom.store.errors import NotFoundError
+from nodeloom.store.packing import JSON_MIME, Layout, Packed, Packer, has_refs, loads
+from nodeloom.store.schema import Blob, BlobRef, Document, Flow, Run
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Access:
+    """The state and helpers under `Store`'s methods (see `nodeloom.store.repository`)."""
+
+    def __init__(self, db: Database, packer: Packer, store_id: str) -> None:
+        self._db = db
+        self._packer = packer
+        self._blobs = packer.blobs
+        self.store_id = store_id
+        self._statements: dict[Any, Any] = {}  # statements built once per shape
+
+    def _insert(self, model: Any) -> Any:
+        return (pg_insert if not self._db.is_sqlite else sqlite_insert)(model.__table__)
+
+    async def _write_for_run(
+        self, run_id: str, work: Callable[[AsyncConnection], Awaitable[None]]
+    ) -> None:
+        try:
+            await self._db.write(work)
+        except IntegrityError as exc:
+            if "foreign key" in str(exc).lower():
+                raise no_run(run_id) from None
+            raise
+
+    async def _pack(self, value: Any, layout: Layout) -> Packed:
+        if value is None:
+            return Packed(None)
+        text = self._packer.quick(value)
+        if text is not None:
+            return Packed(text)
+        return await asyncio.to_thread(self._packer.pack, value, layout)
+
+    async def _unpack(self, text: str | None, layout: Layout, resolve: bool) -> Any:
+        if text is None:
+            return None
+        if resolve and has_refs(text):
+            return await asyncio.to_thread(self._packer.unpack, text, layout)
+        return self._load(text)
+
+    def _load(self, text: str) -> Any:
+        return loads(text)
+
+    async def _link(self, conn: AsyncConnection, run_id: str, packed: Iterable[Packed]) -> None:
+        """Record the blobs a row references (once each), so prune knows they are used."""
+        blobs: dict[str, BlobInfo] = {}
+        for item in packed:
+            blobs.update((info.sha256, info) for info in item.blobs)
+        if not blobs:
+            return
+        at = now()
+        await conn.execute(
+            self._insert(Blob).on_conflict_do_nothing(),
+            [
+                {"sha256": sha, "size": info.size, "mime": JSON_MIME, "created_at": at}
+                for sha, info in blobs.items()
+            ],
+        )
+        await conn.execute(
+            self._insert(BlobRef).on_conflict_do_nothing(),
+            [{"run_id": run_id, "sha256": sha} for sha in blobs],
+        )
+
+    async def _store_document(
+        self, conn: AsyncConnection, digest: str, body: str, at: datetime
+    ) -> None:
+        await conn.execute(
+            self._insert(Document)
+            .values(hash=digest, body=body, size=len(body.encode()), created_at=at)
+            .on_conflict_do_nothing()
+        )
+
+    async def _flow(self, conn: AsyncConnection, flow_id: str, include_deleted: bool) -> Row[Any]:
+        flow = (await conn.execute(select(Flow).where(Flow.id == flow_id))).first()
+        if flow is None or (flow.deleted_at is not None and not include_deleted):
+            raise NotFoundError(
+                f"no flow with id {flow_id!r}" + (" (it was deleted)" if flow else "")
+            )
+        return flow
+
+    async def _require_run(self, conn: AsyncConnection, run_id: str) -> None:
+        if await conn.scalar(select(Run.id).where(Run.id == run_id)) is None:
+            raise no_run(run_id)
+
+
+def check_choice(value: Any, valid: tuple[str, ...], what: str) -> None:
+    if value not in valid:
+        raise ValueError(f"{what} {value!r} is not one of: {', '.join(valid)}")
+
+
+def no_run(run_id: str) -> NotFoundError:
+    return NotFoundError(f"no run with id {run_id!r}")

@@ -1,0 +1,188 @@
+"""The blob directory: large JSON values as files, content-addressed by sha256.
+
+Layout: `<blob dir>/<store id>/<first two hex digits>/<sha256>`, one folder per database
+so that two databases sharing a data directory never delete each other's blobs. A blob
+is written to `tmp/` beside them, fsynced, then renamed into place: a reader sees a whole
+file or none. Writing the same content twice stores it once.
+
+Every method is synchronous file I/O; the repository calls the heavy ones in a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import mmap
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from nodeloom.store.errors import NotFoundError, StoreFullError, StoreUnavailableError
+
+CHUNK = 1 << 20  # bytes written or read at a time
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+@dataclass(frozen=True, slots=True)
+class BlobInfo:
+    """A blob that was written (or already existed): its sha256 and size in bytes."""
+
+    sha256: str
+    size: int
+
+
+class BlobDir:
+    """The files of one store's blobs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.tmp = root / "tmp"
+
+    def path(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / sha256
+
+    def write_chunks(self, chunks: Iterable[str]) -> BlobInfo:
+        """Write text chunks (UTF-8) as one blob; memory stays at about one CHUNK."""
+        digest = hashlib.sha256()
+        size = 0
+        tmp: str | None = None
+        try:
+            self.tmp.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.tmp, suffix=".part")
+            with os.fdopen(fd, "wb") as file:
+                for data in _encoded(chunks):
+                    digest.update(data)
+                    file.write(data)
+                    size += len(data)
+                file.flush()
+                os.fsync(file.fileno())
+            sha256 = digest.hexdigest()
+            final = self.path(sha256)
+            if final.exists():
+                os.utime(final)  # fresh: a concurrent prune keeps it
+                os.unlink(tmp)
+            else:
+                final.parent.mkdir(exist_ok=True)
+                os.replace(tmp, final)
+            tmp = None
+            return BlobInfo(sha256, size)
+        except OSError as exc:
+            raise self._error(exc) from exc
+        finally:
+            if tmp is not None:
+                _unlink(Path(tmp))
+
+    def write_text(self, text: str) -> BlobInfo:
+        return self.write_chunks(text[i : i + CHUNK] for i in range(0, max(len(text), 1), CHUNK))
+
+    def load(self, sha256: str) -> Any:
+        """The blob's JSON value. The file is mapped, not read: the only copies in memory
+        are the decoded text (briefly) and the value."""
+        path = self.path(sha256)
+        try:
+            with open(path, "rb") as file:
+                if os.fstat(file.fileno()).st_size == 0:
+                    return json.loads("")
+                with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                    if _plain_string(mapped):  # decoded straight from the file: one copy
+                        with memoryview(mapped) as view, view[1:-1] as inner:
+                            return str(inner, "utf-8", "surrogatepass")
+                    text = str(mapped, "utf-8", "surrogatepass")
+        except FileNotFoundError:
+            raise self._missing(sha256) from None
+        except OSError as exc:
+            raise self._error(exc) from exc
+        return json.loads(text)
+
+    def open(self, sha256: str) -> BinaryIO:
+        """The blob's bytes as a binary file (the caller closes it)."""
+        try:
+            return open(self.path(sha256), "rb")
+        except FileNotFoundError:
+            raise self._missing(sha256) from None
+        except OSError as exc:
+            raise self._error(exc) from exc
+
+    def delete(self, sha256: str, *, unless_newer_than: float) -> int:
+        """Remove a blob unless it was written or touched since `unless_newer_than`
+        (a timestamp): a writer that just stored the same content keeps it. Returns the
+        bytes freed."""
+        path = self.path(sha256)
+        try:
+            stat = path.stat()
+            if stat.st_mtime >= unless_newer_than:
+                return 0
+            path.unlink()
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise self._error(exc) from exc
+        return stat.st_size
+
+    def sweep_partial(self, older_than: float) -> int:
+        """Remove temporary files left by writers that died; returns bytes freed."""
+        freed = 0
+        if not self.tmp.is_dir():
+            return 0
+        for path in self.tmp.iterdir():
+            try:
+                stat = path.stat()
+                if stat.st_mtime < older_than:
+                    path.unlink()
+                    freed += stat.st_size
+            except FileNotFoundError:
+                continue
+        return freed
+
+    def _missing(self, sha256: str) -> NotFoundError:
+        return NotFoundError(
+            f"blob {sha256} is missing from {self.root}: the blob directory was moved or "
+            "only partly restored; restore it from the same backup as the database"
+        )
+
+    def _error(self, exc: OSError) -> Exception:
+        if exc.errno in _FULL_ERRNOS:
+            return StoreFullError(
+                f"the blob directory {self.root} is full ({exc.strerror}); nothing was "
+                "stored. Free disk space or prune old runs (`Store.prune`)"
+            )
+        return StoreUnavailableError(
+            f"cannot use the blob directory {self.root}: {exc}. Check that it exists and "
+            "is writable (Store.open(blob_dir=...))"
+        )
+
+
+def _encoded(chunks: Iterable[str]) -> Iterator[bytes]:
+    """UTF-8 bytes in pieces of about CHUNK."""
+    pending: list[str] = []
+    count = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        count += len(chunk)
+        if count >= CHUNK:
+            yield "".join(pending).encode("utf-8", "surrogatepass")
+            pending.clear()
+            count = 0
+    if pending:
+        yield "".join(pending).encode("utf-8", "surrogatepass")
+
+
+def _plain_string(mapped: mmap.mmap) -> bool:
+    """A JSON string without escapes: its content is the value's UTF-8 as it is."""
+    return (
+        len(mapped) >= 2
+        and mapped[:1] == b'"'
+        and mapped[-1:] == b'"'
+        and mapped.find(b"\\") == -1
+        and mapped.find(b'"', 1, len(mapped) - 1) == -1
+    )
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()

@@ -1,0 +1,232 @@
+"""JSON for the store's columns, with large values moved to blobs.
+
+A *unit* is one value the store may move out of its row: a port value of a node's inputs
+or outputs, a top-level field of an event's `data` (a port value of `data.outputs`), a
+run's trigger, settings, usage or error. A unit whose compact JSON is longer than the
+threshold is written to the blob directory and replaced in the row by a `BinaryRef`:
+
+    {"$ref": "blob:<sha256>", "mime": "application/json", "size": <bytes>}
+
+The same value in a node's outputs, the `completed` event and the next node's inputs is
+therefore one file, however many rows point at it. Values larger than STREAM_ABOVE are
+encoded piece by piece straight into the blob file and never exist as one string.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from nodeloom.graph.values import BinaryRef, json_default
+from nodeloom.store.blobs import BlobDir, BlobInfo
+
+JSON_MIME = "application/json"
+REF_PREFIX = "blob:"
+DEFAULT_THRESHOLD = 256 * 1024
+STREAM_ABOVE = 4 * 1024 * 1024  # larger values are never held as one JSON string
+_PIECE = 1 << 16
+
+# Where the units are: None = the value is one unit; a mapping = descend into a dict,
+# key -> layout ("*" for any other key).
+Layout = Mapping[str, Any] | None
+UNIT: Layout = None
+PORTS: Layout = {"*": UNIT}
+EVENT_DATA: Layout = {"outputs": PORTS, "inputs": PORTS, "*": UNIT}
+
+
+def _default(obj: Any) -> Any:
+    try:
+        return json_default(obj)
+    except TypeError:
+        return repr(obj)  # never fail a run's bookkeeping on an odd value
+
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_default)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON (the store's column format)."""
+    return _encoder.encode(value)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclass
+class Packed:
+    """A column's JSON text and the blobs it references."""
+
+    text: str | None
+    blobs: list[BlobInfo] = field(default_factory=list)
+
+
+class Packer:
+    """Turns values into column text (spilling units over `threshold` to `blobs`), and
+    back."""
+
+    def __init__(self, blobs: BlobDir, threshold: int = DEFAULT_THRESHOLD) -> None:
+        self.blobs = blobs
+        self.threshold = threshold
+
+    def quick(self, value: Any) -> str | None:
+        """The column text if `value` is small enough to need no blob (the common case,
+        cheap enough for the event loop); None means: call `pack` (in a thread)."""
+        if estimate(value, self.threshold) > self.threshold:
+            return None
+        text = dumps(value)
+        return text if len(text) <= self.threshold else None
+
+    def pack(self, value: Any, layout: Layout = UNIT) -> Packed:
+        """Column text for `value`, every unit over the threshold written as a blob."""
+        if value is None:
+            return Packed(None)
+        blobs: list[BlobInfo] = []
+        return Packed(self._pack(value, layout, blobs), blobs)
+
+    def _pack(self, value: Any, layout: Layout, blobs: list[BlobInfo]) -> str:
+        if estimate(value, self.threshold) <= self.threshold:
+            text = dumps(value)
+            if len(text) <= self.threshold:
+                return text
+        else:
+            text = None
+        if layout is not None and isinstance(value, dict):
+            parts = []
+            for key, item in value.items():
+                inner = layout.get(key, layout.get("*")) if isinstance(key, str) else UNIT
+                parts.append(f"{_key(key)}:{self._pack(item, inner, blobs)}")
+            return "{" + ",".join(parts) + "}"
+        if text is None and estimate(value, STREAM_ABOVE) <= STREAM_ABOVE:
+            text = dumps(value)
+        info = self.blobs.write_text(text) if text is not None else self._stream(value)
+        blobs.append(info)
+        return dumps(BinaryRef(REF_PREFIX + info.sha256, JSON_MIME, info.size).to_json())
+
+    def _stream(self, value: Any) -> BlobInfo:
+        return self.blobs.write_chunks(iter_json(value))
+
+    def unpack(self, text: str | None, layout: Layout = UNIT) -> Any:
+        """The value of a column, every blob reference replaced by its value."""
+        if text is None:
+            return None
+        return self.resolve(json.loads(text), layout)
+
+    def resolve(self, value: Any, layout: Layout = UNIT) -> Any:
+        sha256 = blob_sha(value)
+        if sha256 is not None:
+            return self.blobs.load(sha256)
+        if layout is not None and isinstance(value, dict):
+            return {
+                key: self.resolve(item, layout.get(key, layout.get("*")))
+                for key, item in value.items()
+            }
+        return value
+
+
+def blob_sha(value: Any) -> str | None:
+    """The sha256 of a store blob reference, else None."""
+    if (
+        isinstance(value, dict)
+        and len(value) == 3
+        and value.get("mime") == JSON_MIME
+        and isinstance(ref := value.get("$ref"), str)
+        and ref.startswith(REF_PREFIX)
+        and len(ref) == len(REF_PREFIX) + 64
+        and isinstance(value.get("size"), int)
+    ):
+        return ref[len(REF_PREFIX) :]
+    return None
+
+
+def has_refs(text: str | None) -> bool:
+    """Whether a column's text may hold a blob reference (cheap pre-check)."""
+    return text is not None and '"$ref":"blob:' in text
+
+
+def estimate(value: Any, budget: int) -> int:
+    """Roughly the length of `value`'s JSON, walking no further once past `budget`."""
+    total = 0
+    stack: list[Iterator[Any]] = [iter((value,))]
+    while stack:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+        elif isinstance(item, str):
+            total += len(item) + 2
+        elif item is None or isinstance(item, bool):
+            total += 5
+        elif isinstance(item, int):
+            total += item.bit_length() // 3 + 1
+        elif isinstance(item, float):
+            total += 12
+        elif isinstance(item, dict):
+            total += 2 + 2 * len(item)
+            stack.append(iter(item.values()))
+            stack.append(iter(item.keys()))
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            stack.append(iter(item))
+        else:
+            stack.append(iter((_default(item),)))
+        if total > budget:
+            return total
+    return total
+
+
+_END = object()
+
+
+def iter_json(value: Any) -> Iterator[str]:
+    """`dumps(value)` in pieces: long strings are cut, small subtrees encoded at C speed."""
+    if isinstance(value, str):
+        if len(value) <= _PIECE:
+            yield dumps(value)
+            return
+        yield '"'
+        for start in range(0, len(value), _PIECE):
+            yield dumps(value[start : start + _PIECE])[1:-1]
+        yield '"'
+    elif isinstance(value, dict):
+        if estimate(value, _PIECE) <= _PIECE:
+            yield dumps(value)
+            return
+        yield "{"
+        for number, (key, item) in enumerate(value.items()):
+            yield f",{_key(key)}:" if number else f"{_key(key)}:"
+            yield from iter_json(item)
+        yield "}"
+    elif isinstance(value, (list, tuple)):
+        if estimate(value, _PIECE) <= _PIECE:
+            yield dumps(value)
+            return
+        yield "["
+        start, step = 0, 16
+        while start < len(value):
+            part = value[start : start + step]
+            small = estimate(part, _PIECE) <= _PIECE
+            if not small and step > 1:
+                step //= 2  # a large item in this run: take fewer at a time
+                continue
+            if start:
+                yield ","
+            if small:  # many items at C speed
+                yield dumps(part)[1:-1]
+                step = min(step * 2, 4096)
+            else:
+                yield from iter_json(part[0])
+            start += len(part)
+        yield "]"
+    elif value is None or isinstance(value, (bool, int, float)):
+        yield dumps(value)
+    else:
+        yield from iter_json(_default(value))
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it (non-string keys as json.dumps converts them)."""
+    if isinstance(key, str):
+        return dumps(key)
+    return dumps({key: None})[1:-6]

@@ -1,0 +1,97 @@
+"""The Store: flows with versions, runs, their events and checkpoints, blobs, retention.
+
+    store = await Store.open()                       # NODELOOM_DATABASE_URL or the default
+    run = await store.create_run(document=graph, trigger={"message": "hi"})
+    await store.record_events(run.id, events)        # a batch, in seq order
+    await store.record_node(run.id, "n1", status="completed", outputs={"output": 1})
+    await store.finish_run(run.id, "completed")
+    await store.close()
+
+Every method is a coroutine and one transaction. Values larger than the blob threshold
+are written once to the blob directory and referenced (see `nodeloom.store.packing`);
+reads resolve them unless called with `resolve=False`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from sqlalchemy.engine import URL
+
+from nodeloom.paths import data_dir
+from nodeloom.store import migrator
+from nodeloom.store.blobs import BlobDir
+from nodeloom.store.database import Database
+from nodeloom.store.flows import Flows
+from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
+from nodeloom.store.runs import Runs
+from nodeloom.store.timeline import Timeline
+from nodeloom.store.url import database_url, safe_url
+
+
+class Store(Flows, Runs, Timeline):
+    """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
+    `async with`).
+
+    flows (nodeloom.store.flows)       save_flow, get_flow, list_flows, list_versions,
+                                       delete_flow
+    runs (nodeloom.store.runs)         create_run, update_run, finish_run, heartbeat,
+                                       get_run, list_runs, run_document,
+                                       find_interrupted, prune
+    timeline (nodeloom.store.timeline) record_events, record_node, events,
+                                       node_executions, load_blob, open_blob
+    """
+
+    @classmethod
+    async def open(
+        cls,
+        url: str | URL | None = None,
+        *,
+        blob_dir: str | Path | None = None,
+        blob_threshold: int = DEFAULT_THRESHOLD,
+        pragmas: Mapping[str, str | int] | None = None,
+        lock_timeout: float = 60.0,
+    ) -> Store:
+        """Open (creating it if needed) the database and migrate it to the newest schema.
+
+        `url`: see `nodeloom.store.url.database_url` (default: NODELOOM_DATABASE_URL, else
+        `<data dir>/nodeloom.db`). `blob_dir`: where large values go (default
+        `<data dir>/blobs`; this database's blobs are in a sub-folder named by its store
+        id). `blob_threshold`: bytes of JSON above which one value becomes a blob.
+        `pragmas`: extra SQLite PRAGMAs for every connection (e.g. `max_page_count` caps
+        the file's size). `lock_timeout`: seconds a write may wait for another process.
+
+        Raises StoreCorruptError, StoreNewerSchemaError (the database is left untouched)
+        or StoreUnavailableError.
+        """
+        db = Database(database_url(url), pragmas=pragmas, lock_timeout=lock_timeout)
+        try:
+            await migrator.check(db)
+            await migrator.upgrade(db)
+            store_id = await migrator.store_id(db)
+        except BaseException:
+            await db.dispose()
+            raise
+        root = Path(blob_dir) if blob_dir is not None else data_dir() / "blobs"
+        return cls(db, Packer(BlobDir(root / store_id), blob_threshold), store_id)
+
+    async def close(self) -> None:
+        """Close every connection. The store cannot be used afterwards."""
+        await self._db.dispose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return safe_url(self._db.url)
+
+    @property
+    def blob_dir(self) -> Path:
+        """This store's blob folder."""
+        return self._blobs.root

@@ -1,0 +1,309 @@
+"""The Store's runs: create, update, finish, heartbeat, read and list; interrupted runs
+and pruning (see `nodeloom.store.retention`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from nodeloom.store import retention
+from nodeloom.store.access import Access, check_choice, no_run, now
+from nodeloom.store.errors import NotFoundError
+from nodeloom.store.packing import UNIT, dumps
+from nodeloom.store.records import RUN_STATES, PruneReport, RunRecord
+from nodeloom.store.schema import Document, Run
+from nodeloom.store.schema import FlowVersion as VersionRow
+
+_RUN_JSON = {"trigger": UNIT, "usage": UNIT, "error": UNIT, "settings": UNIT}
+_RUN_FIELDS = frozenset(
+    {
+        *_RUN_JSON,
+        "status",
+        "flow_id",
+        "flow_version",
+        "chat_id",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+        "steps",
+        "owner_pid",
+        "owner_host",
+        "heartbeat_at",
+    }
+)
+
+
+class Runs(Access):
+    """Runs: their status, owner and outcome; recovery and retention."""
+
+    async def create_run(
+        self,
+        *,
+        run_id: str | None = None,
+        flow_id: str | None = None,
+        flow_version: int | None = None,
+        document: Mapping[str, Any] | None = None,
+        status: str = "running",
+        trigger: Any = None,
+        chat_id: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        started_at: datetime | None = None,
+        owner_pid: int | None = None,
+        owner_host: str | None = None,
+    ) -> RunRecord:
+        """Record a new run, owned by this process (pid, host, heartbeat now).
+
+        A run of a saved flow names `flow_id` (and `flow_version`, default the latest):
+        its document is that version's. A run of a file passes its `document`. Either
+        way the document is stored once, by content hash.
+        """
+        check_choice(status, RUN_STATES, "status")
+        run_id = run_id or uuid.uuid4().hex
+        at = now()
+        body = dumps(dict(document)) if document is not None else None
+        digest = hashlib.sha256(body.encode()).hexdigest() if body is not None else None
+        packed = {
+            "trigger": await self._pack(trigger, UNIT),
+            "settings": await self._pack(settings, UNIT),
+        }
+
+        async def work(conn: AsyncConnection) -> None:
+            version, document_hash = flow_version, digest
+            if flow_id is not None:
+                flow = await self._flow(conn, flow_id, True)
+                version = flow.latest_version if version is None else version
+                known = await conn.scalar(
+                    select(VersionRow.document_hash).where(
+                        VersionRow.flow_id == flow_id, VersionRow.version == version
+                    )
+                )
+                if known is None:
+                    raise NotFoundError(f"flow {flow_id!r} has no version {version}")
+                document_hash = document_hash or known
+            if body is not None and digest is not None:
+                await self._store_document(conn, digest, body, at)
+            try:
+                await conn.execute(
+                    self._insert(Run).values(
+                        id=run_id,
+                        flow_id=flow_id,
+                        flow_version=version,
+                        document_hash=document_hash,
+                        status=status,
+                        trigger=packed["trigger"].text,
+                        settings=packed["settings"].text,
+                        chat_id=chat_id,
+                        created_at=at,
+                        started_at=started_at or (at if status == "running" else None),
+                        steps=0,
+                        owner_pid=owner_pid if owner_pid is not None else os.getpid(),
+                        owner_host=owner_host or socket.gethostname(),
+                        heartbeat_at=at,
+                    )
+                )
+            except IntegrityError:
+                raise ValueError(f"a run with id {run_id!r} already exists") from None
+            await self._link(conn, run_id, packed.values())
+
+        await self._db.write(work)
+        return await self.get_run(run_id)
+
+    async def update_run(self, run_id: str, **fields: Any) -> None:
+        """Set fields of a run: status, started_at, finished_at, duration_ms, steps,
+        trigger, usage, error, settings, chat_id, flow_id, flow_version, owner_pid,
+        owner_host, heartbeat_at. Raises NotFoundError, or ValueError for an unknown
+        field (the valid ones are listed)."""
+        unknown = sorted(set(fields) - _RUN_FIELDS)
+        if unknown:
+            raise ValueError(
+                f"update_run: unknown field(s) {', '.join(unknown)}; "
+                f"valid: {', '.join(sorted(_RUN_FIELDS))}"
+            )
+        if "status" in fields:
+            check_choice(fields["status"], RUN_STATES, "status")
+        values = dict(fields)
+        packed = []
+        for key in _RUN_JSON.keys() & values.keys():
+            result = await self._pack(values[key], UNIT)
+            values[key] = result.text
+            packed.append(result)
+        if not values:
+            return
+
+        async def work(conn: AsyncConnection) -> None:
+            result = await conn.execute(update(Run).where(Run.id == run_id).values(**values))
+            if result.rowcount == 0:
+                raise no_run(run_id)
+            await self._link(conn, run_id, packed)
+
+        await self._db.write(work)
+
+    async def finish_run(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        error: Mapping[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
+        steps: int | None = None,
+        duration_ms: float | None = None,
+        finished_at: datetime | None = None,
+    ) -> RunRecord:
+        """End a run: completed, failed, cancelled or interrupted. `duration_ms` defaults
+        to the time since the run started."""
+        check_choice(status, ("completed", "failed", "cancelled", "interrupted"), "status")
+        at = finished_at or now()
+        values: dict[str, Any] = {"status": status, "finished_at": at}
+        packed = []
+        for key, value in (("error", error), ("usage", usage)):
+            if value is not None:
+                result = await self._pack(dict(value), UNIT)
+                values[key] = result.text
+                packed.append(result)
+        if steps is not None:
+            values["steps"] = steps
+
+        async def work(conn: AsyncConnection) -> None:
+            started = await conn.scalar(
+                select(func.coalesce(Run.started_at, Run.created_at)).where(Run.id == run_id)
+            )
+            if started is None:
+                raise no_run(run_id)
+            if isinstance(started, str):
+                started = datetime.fromisoformat(started)
+            if started.tzinfo is None:
+                started = started.replace(tzinfo=UTC)
+            values["duration_ms"] = (
+                duration_ms
+                if duration_ms is not None
+                else max((at - started).total_seconds() * 1000, 0.0)
+            )
+            await conn.execute(update(Run).where(Run.id == run_id).values(**values))
+            await self._link(conn, run_id, packed)
+
+        await self._db.write(work)
+        return await self.get_run(run_id)
+
+    async def heartbeat(self, run_id: str, *more: str) -> None:
+        """Tell that this process still runs these runs (refreshes `heartbeat_at`).
+        Raises NotFoundError if a run does not exist."""
+        ids = [run_id, *more]
+
+        async def work(conn: AsyncConnection) -> None:
+            result = await conn.execute(
+                update(Run).where(Run.id.in_(ids)).values(heartbeat_at=now())
+            )
+            if result.rowcount != len(set(ids)):
+                found = set(await conn.scalars(select(Run.id).where(Run.id.in_(ids))))
+                raise no_run(", ".join(sorted(set(ids) - found)))
+
+        await self._db.write(work)
+
+    async def get_run(self, run_id: str, *, resolve: bool = True) -> RunRecord:
+        """A run. Raises NotFoundError."""
+
+        async def work(conn: AsyncConnection) -> Row[Any]:
+            row = (await conn.execute(select(Run).where(Run.id == run_id))).first()
+            if row is None:
+                raise no_run(run_id)
+            return row
+
+        return await self._run_record(await self._db.read(work), resolve)
+
+    async def list_runs(
+        self,
+        *,
+        status: str | Iterable[str] | None = None,
+        flow_id: str | None = None,
+        chat_id: str | None = None,
+        since: datetime | None = None,
+        limit: int | None = 100,
+        offset: int = 0,
+        resolve: bool = True,
+    ) -> list[RunRecord]:
+        """Runs, the newest first, filtered by status (one or several), flow, chat and
+        creation time (`since`, inclusive)."""
+        query = select(Run).order_by(Run.created_at.desc(), Run.id.desc())
+        if status is not None:
+            states = [status] if isinstance(status, str) else list(status)
+            for state in states:
+                check_choice(state, RUN_STATES, "status")
+            query = query.where(Run.status.in_(states))
+        if flow_id is not None:
+            query = query.where(Run.flow_id == flow_id)
+        if chat_id is not None:
+            query = query.where(Run.chat_id == chat_id)
+        if since is not None:
+            query = query.where(Run.created_at >= since)
+        query = query.limit(limit).offset(offset)
+
+        async def work(conn: AsyncConnection) -> list[Row[Any]]:
+            return list((await conn.execute(query)).all())
+
+        return [await self._run_record(row, resolve) for row in await self._db.read(work)]
+
+    async def run_document(self, run_id: str) -> dict[str, Any] | None:
+        """The graph document that ran (None if the run was created without one)."""
+
+        async def work(conn: AsyncConnection) -> tuple[bool, str | None]:
+            row = (
+                await conn.execute(
+                    select(Run.id, Document.body)
+                    .outerjoin(Document, Document.hash == Run.document_hash)
+                    .where(Run.id == run_id)
+                )
+            ).first()
+            if row is None:
+                raise no_run(run_id)
+            return True, row.body
+
+        _, body = await self._db.read(work)
+        return None if body is None else self._load(body)
+
+    async def find_interrupted(
+        self, stale_after: timedelta = timedelta(minutes=2)
+    ) -> list[RunRecord]:
+        """Mark `interrupted` every `running` run whose owner is gone: on this host its
+        process no longer exists, or (any host) its heartbeat is older than `stale_after`.
+        Returns those runs. Paused runs are never touched: they wait for input, not for a
+        process."""
+        ids = await retention.mark_interrupted(self._db, stale_after, now())
+        return [await self.get_run(run_id) for run_id in ids]
+
+    async def prune(self, older_than: timedelta) -> PruneReport:
+        """Delete finished runs (completed, failed, cancelled, interrupted) that ended
+        more than `older_than` ago, with their events and checkpoints; then graph
+        documents no run or flow version uses, and blob files nothing references (a blob
+        written in the last few minutes is kept: a writer may be about to reference it)."""
+        return await retention.prune(self._db, self._blobs, now() - older_than)
+
+    async def _run_record(self, run: Row[Any], resolve: bool) -> RunRecord:
+        return RunRecord(
+            id=run.id,
+            status=run.status,
+            flow_id=run.flow_id,
+            flow_version=run.flow_version,
+            document_hash=run.document_hash,
+            trigger=await self._unpack(run.trigger, UNIT, resolve),
+            chat_id=run.chat_id,
+            created_at=run.created_at,
+            started_at=run.started_at,
+            finished_at=run.finished_at,
+            duration_ms=run.duration_ms,
+            usage=await self._unpack(run.usage, UNIT, resolve),
+            error=await self._unpack(run.error, UNIT, resolve),
+            steps=run.steps,
+            settings=await self._unpack(run.settings, UNIT, resolve),
+            owner_pid=run.owner_pid,
+            owner_host=run.owner_host,
+            heartbeat_at=run.heartbeat_at,
+        )

@@ -1,0 +1,73 @@
+"""Column JSON: compact text, large units moved to blobs, references resolved back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from nodeloom.graph.values import BinaryRef, DataValue
+from nodeloom.store.blobs import BlobDir
+from nodeloom.store.packing import EVENT_DATA, PORTS, Packer, dumps, estimate, iter_json
+
+VALUES = [
+    None,
+    0,
+    -12345678901234567890,
+    1.5,
+    True,
+    'é\n"quoted"',
+    [],
+    {},
+    {1: "int key", "k": [1, 2, {"deep": None}]},
+    ["x" * 100_000, 1, ["y" * 70_000] * 3, {"a": "z" * 70_000}],
+    list(range(50_000)),
+    {str(n): "v" * n for n in range(400)},
+    ("a", "tuple"),
+    {"ref": BinaryRef("file:a.png", "image/png", 3), "value": DataValue("data", 1)},
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_streamed_json_is_exactly_the_one_shot_json(value):
+    assert "".join(iter_json(value)) == dumps(value)
+
+
+def test_the_estimate_stops_walking_once_past_the_budget():
+    huge = [{"text": "x" * 100}] * 2_000_000
+    started = time.perf_counter()
+    assert estimate(huge, 1_000) > 1_000
+    assert time.perf_counter() - started < 0.05
+
+
+def packer(tmp_path: Path, threshold: int = 100) -> Packer:
+    return Packer(BlobDir(tmp_path), threshold)
+
+
+def test_only_the_ports_over_the_threshold_become_blobs(tmp_path: Path):
+    packed = packer(tmp_path).pack({"big": "b" * 500, "small": "s"}, PORTS)
+    assert len(packed.blobs) == 1
+    assert (
+        packed.text is not None and '"small":"s"' in packed.text and '"$ref":"blob:' in packed.text
+    )
+    assert packer(tmp_path).unpack(packed.text, PORTS) == {"big": "b" * 500, "small": "s"}
+
+
+def test_an_events_outputs_spill_port_by_port(tmp_path: Path):
+    data = {"outputs": {"a": "a" * 500, "b": 2}, "duration_ms": 3}
+    packed = packer(tmp_path).pack(data, EVENT_DATA)
+    assert len(packed.blobs) == 1 and '"b":2' in (packed.text or "")
+    assert packer(tmp_path).unpack(packed.text, EVENT_DATA) == data
+
+
+def test_a_node_s_own_file_reference_is_not_mistaken_for_a_blob(tmp_path: Path):
+    own = {"$ref": "file:report.pdf", "mime": "application/pdf", "size": 9}
+    packed = packer(tmp_path, threshold=10_000).pack({"output": own}, PORTS)
+    assert packer(tmp_path).unpack(packed.text, PORTS) == {"output": own}
+
+
+def test_small_values_are_packed_without_touching_the_blob_directory(tmp_path: Path):
+    blobs = tmp_path / "never"
+    assert Packer(BlobDir(blobs), 1_000).quick({"a": 1}) == '{"a":1}'
+    assert not blobs.exists()
