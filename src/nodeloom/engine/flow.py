@@ -129,9 +129,11 @@ class Flow:
                 answers=answers,
             )
         frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
+        trigger_data = _trigger(message, trigger)
+        self._check_trigger(trigger_data)
         execution = Execution(
             self.plan,
-            trigger=_trigger(message, trigger),
+            trigger=trigger_data,
             sink=sink or NullSink(),
             settings=settings or self.default_settings(),
             services=self.services,
@@ -142,6 +144,20 @@ class Flow:
             answers=answers,
         )
         return self._keep_if_paused(execution, await execution.outcome())
+
+    def _check_trigger(self, trigger: Mapping[str, Any]) -> None:
+        """Nodes that declare rules on the trigger (required inputs) are asked before the
+        run starts: a bad trigger is invalid input, not a failed run."""
+        issues = []
+        for node in self.plan.nodes:
+            check = node.definition.check_trigger
+            if check is not None:
+                issues += [
+                    Issue(code, message, node_id=node.id, field=field_name)
+                    for code, field_name, message in check(node.static, trigger)
+                ]
+        if issues:
+            raise GraphError(issues)
 
     def default_settings(self) -> RunSettings:
         """The settings a run gets when none are given: the graph's `limits` apply."""

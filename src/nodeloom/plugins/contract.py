@@ -196,6 +196,7 @@ COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
 ERROR_PORT = "error"
 
 CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
+TriggerCheck = Callable[[Mapping[str, Any], Any], list[tuple[str, str, str]]]
 
 
 @dataclass(frozen=True, eq=False)  # identity: one object per node type
@@ -219,6 +220,9 @@ class NodeDefinition:
     output_shape: Mapping[str, Any] | None = None
     # Extra rules a generic parameter check cannot express: data -> [(field, message)].
     check: CheckFunction | None = field(default=None, compare=False)
+    # Rules on a run's trigger, checked before the run starts (a bad trigger is invalid
+    # input, not a failed run): (data, trigger) -> [(code, field, message)].
+    check_trigger: TriggerCheck | None = field(default=None, compare=False)
 
     @property
     def main_port(self) -> str:
