@@ -355,7 +355,8 @@ class FlowRun:
         if inner.failure is not None:
             failure = inner.failure
             error = NodeError(
-                f"iteration {loop.get('index')}: {failure.get('message')}",
+                (f"iteration {loop['index']}: " if "index" in loop else "")
+                + str(failure.get("message")),
                 code=failure.get("code"),
                 retryable=False,
                 details={"inner": failure},
