@@ -188,3 +188,14 @@ def test_positions_and_react_flow_ui_keys_are_tolerated(registry):
     doc = graph(node("a", "chat-start"))
     doc["nodes"][0].update({"position": {"x": 1, "y": 2}, "selected": True, "width": 100})
     assert problems(doc, registry) == []
+
+
+def test_a_dangling_edge_beside_an_expression_is_reported_not_a_crash(registry):
+    doc = graph(
+        node("a", "chat-start"),
+        node("t", "prompt-template", template="{{ $json }}"),
+        edge("a", "t"),
+        edge("ghost", "t", "output", "input"),
+    )
+    codes = sorted(i.code for i in problems(doc, registry))
+    assert codes == ["dangling_edge"]

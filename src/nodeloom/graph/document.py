@@ -14,6 +14,7 @@ from typing import Any
 
 from nodeloom.errors import GraphError, Issue
 from nodeloom.graph.model import Edge, Graph, Node
+from nodeloom.graph.values import kind_of
 
 _TOP_LEVEL = {"name", "description", "version", "variables", "limits", "nodes", "edges", "format"}
 
@@ -63,7 +64,7 @@ def read_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
                 Issue(
                     "invalid_graph",
                     f"{origin}: a graph is a JSON object with 'nodes' and "
-                    f"'edges', got {_kind(document)}",
+                    f"'edges', got {kind_of(document)}",
                 )
             ]
         )
@@ -90,7 +91,7 @@ def parse_graph(document: Mapping[str, Any]) -> tuple[Graph, list[Issue]]:
         issues.append(
             Issue(
                 "invalid_graph",
-                f"'variables' must be an object, got {_kind(variables)}",
+                f"'variables' must be an object, got {kind_of(variables)}",
                 field="variables",
             )
         )
@@ -139,7 +140,7 @@ def _parse_nodes(raw: Any, issues: list[Issue]) -> list[Node]:
         return []
     if not isinstance(raw, list):
         issues.append(
-            Issue("invalid_graph", f"'nodes' must be a list, got {_kind(raw)}", field="nodes")
+            Issue("invalid_graph", f"'nodes' must be a list, got {kind_of(raw)}", field="nodes")
         )
         return []
     nodes: list[Node] = []
@@ -148,7 +149,11 @@ def _parse_nodes(raw: Any, issues: list[Issue]) -> list[Node]:
         where = f"nodes[{index}]"
         if not isinstance(item, dict):
             issues.append(
-                Issue("invalid_graph", f"{where} must be an object, got {_kind(item)}", field=where)
+                Issue(
+                    "invalid_graph",
+                    f"{where} must be an object, got {kind_of(item)}",
+                    field=where,
+                )
             )
             continue
         node_id = item.get("id")
@@ -179,7 +184,7 @@ def _parse_nodes(raw: Any, issues: list[Issue]) -> list[Node]:
             issues.append(
                 Issue(
                     "invalid_graph",
-                    f"'data' must be an object, got {_kind(data)}",
+                    f"'data' must be an object, got {kind_of(data)}",
                     node_id=node_id,
                     field="data",
                 )
@@ -203,7 +208,7 @@ def _parse_nodes(raw: Any, issues: list[Issue]) -> list[Node]:
 def _parse_edges(raw: Any, issues: list[Issue]) -> list[Edge]:
     if not isinstance(raw, list):
         issues.append(
-            Issue("invalid_graph", f"'edges' must be a list, got {_kind(raw)}", field="edges")
+            Issue("invalid_graph", f"'edges' must be a list, got {kind_of(raw)}", field="edges")
         )
         return []
     edges: list[Edge] = []
@@ -212,7 +217,11 @@ def _parse_edges(raw: Any, issues: list[Issue]) -> list[Edge]:
         where = f"edges[{index}]"
         if not isinstance(item, dict):
             issues.append(
-                Issue("invalid_graph", f"{where} must be an object, got {_kind(item)}", field=where)
+                Issue(
+                    "invalid_graph",
+                    f"{where} must be an object, got {kind_of(item)}",
+                    field=where,
+                )
             )
             continue
         edge_id = item.get("id")
@@ -275,13 +284,3 @@ def _position(raw: Any) -> tuple[float, float] | None:
         if isinstance(x, (int, float)) and isinstance(y, (int, float)):
             return (float(x), float(y))
     return None
-
-
-def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)

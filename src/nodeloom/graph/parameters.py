@@ -10,6 +10,7 @@ from typing import Any
 
 from nodeloom.errors import ExpressionSyntaxError, Issue
 from nodeloom.expressions import Template, compile_template, has_expression
+from nodeloom.graph.values import kind_of
 from nodeloom.plugins.contract import COMMON_PARAMETER_IDS, NodeDefinition, Parameter
 
 SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout, activation
@@ -165,19 +166,19 @@ def check_value(parameter: Parameter, value: Any) -> list[str]:
     kind = parameter.type
     if kind in ("string", "text", "code", "expression"):
         if not isinstance(value, str):
-            return [f"'{parameter.id}' must be a string, got {_kind(value)}"]
+            return [f"'{parameter.id}' must be a string, got {kind_of(value)}"]
     elif kind in ("number", "integer"):
         wanted = int if kind == "integer" else (int, float)
         if isinstance(value, bool) or not isinstance(value, wanted):
             noun = "an integer" if kind == "integer" else "a number"
-            return [f"'{parameter.id}' must be {noun}, got {_kind(value)} {value!r}"]
+            return [f"'{parameter.id}' must be {noun}, got {kind_of(value)} {value!r}"]
         if parameter.minimum is not None and value < parameter.minimum:
             return [f"'{parameter.id}' must be at least {parameter.minimum}, got {value}"]
         if parameter.maximum is not None and value > parameter.maximum:
             return [f"'{parameter.id}' must be at most {parameter.maximum}, got {value}"]
     elif kind == "boolean":
         if not isinstance(value, bool):
-            return [f"'{parameter.id}' must be true or false, got {_kind(value)} {value!r}"]
+            return [f"'{parameter.id}' must be true or false, got {kind_of(value)} {value!r}"]
     elif kind == "enum" and value not in parameter.options:
         hint = difflib.get_close_matches(str(value), parameter.options, n=1)
         suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
@@ -222,9 +223,3 @@ def _collect(
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _collect(item, f"{path}[{index}]", templates, errors)
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )

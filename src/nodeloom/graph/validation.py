@@ -628,7 +628,9 @@ class _AncestorBits:
         self.index = {node_id: i for i, node_id in enumerate(order)}
         predecessors: dict[str, list[str]] = {}
         for edge in graph.edges:
-            if edge.id not in structure.edges:
+            # Dangling edges are reported on their own; they connect nothing here.
+            known = edge.source in self.index and edge.target in self.index
+            if known and edge.id not in structure.edges:
                 predecessors.setdefault(edge.target, []).append(edge.source)
         self.bits: dict[str, int] = {}
         for node_id in order:

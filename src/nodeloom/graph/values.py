@@ -47,6 +47,26 @@ def to_json_text(value: Any, *, indent: int | None = None) -> str:
     return json.dumps(value, default=json_default, ensure_ascii=False, indent=indent)
 
 
+def kind_of(value: Any) -> str:
+    """A JSON value's kind for messages that say what was received: 'null', 'a boolean',
+    'an integer', 'a number', 'a string', 'a list', 'an object'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 def plain(value: Any) -> Any:
     """Unwrap a DataValue; anything else is returned as it is."""
     return value.value if isinstance(value, DataValue) else value

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nodeloom.graph.values import kind_of
+
 _NAMES: dict[str, tuple[type, ...] | None] = {
     "str": (str,),
     "string": (str,),
@@ -88,19 +90,7 @@ def mismatch(type_text: Any, value: Any) -> str | None:
             continue
         if isinstance(value, allowed):
             return None
-    return f"expected {type_text}, got {_kind(value)}"
-
-
-def _kind(value: Any) -> str:
-    return {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        bool: "a boolean",
-        dict: "an object",
-        list: "a list",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
+    return f"expected {type_text}, got {kind_of(value)}"
 
 
 __all__ = ["mismatch", "problem"]

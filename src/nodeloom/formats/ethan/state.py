@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.errors import NodeError
+from nodeloom.graph.values import kind_of
 
 
 class MapError(NodeError):
@@ -110,16 +111,10 @@ def _parent(state: dict[str, Any], path: str, *, create: bool) -> tuple[dict[str
                 raise KeyError(path)
             crossed = ".".join(parts[: index + 1])
             raise MapError(
-                f"map: cannot reach '{path}': '{crossed}' is {_kind(value)}, not an object"
+                f"map: cannot reach '{path}': '{crossed}' is {kind_of(value)}, not an object"
             )
         current = value
     return current, parts[-1]
-
-
-def _kind(value: Any) -> str:
-    return {str: "a string", list: "a list", bool: "a boolean"}.get(
-        type(value), f"a {type(value).__name__}"
-    )
 
 
 __all__ = ["MapError", "apply_map", "deep_merge", "same"]

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nodeloom.errors import Issue
+from nodeloom.graph.values import kind_of
 
 NODE_TYPES = ("llm-first", "tool-first")
 MAIN_THREAD = "main"
@@ -129,7 +130,8 @@ def parse_plan(document: Any, prefix: str, name: str | None) -> tuple[Plan, list
         issues.append(
             Issue(
                 "invalid_plan",
-                f"a plan is an object with 'nodes' (and optionally 'task'), got {_kind(document)}",
+                "a plan is an object with 'nodes' (and optionally 'task'), got "
+                f"{kind_of(document)}",
                 field=prefix or None,
             )
         )
@@ -139,14 +141,14 @@ def parse_plan(document: Any, prefix: str, name: str | None) -> tuple[Plan, list
         issues.append(
             Issue(
                 "invalid_plan",
-                f"'task' must be a string, got {_kind(task)}",
+                f"'task' must be a string, got {kind_of(task)}",
                 field=where(prefix, "task"),
             )
         )
         task = None
     raw_nodes = document.get("nodes")
     if not isinstance(raw_nodes, list) or not raw_nodes:
-        got = "an empty list" if raw_nodes == [] else _kind(raw_nodes)
+        got = "an empty list" if raw_nodes == [] else kind_of(raw_nodes)
         issues.append(
             Issue(
                 "invalid_plan",
@@ -168,7 +170,7 @@ def parse_node(raw: Any, prefix: str, index: int) -> tuple[PlanNode | None, list
     location = where(prefix, "nodes", index)
     if not isinstance(raw, Mapping):
         message = (
-            f"a plan node is an object with node_type, node_name and thread_id, got {_kind(raw)}"
+            f"a plan node is an object with node_type, node_name and thread_id, got {kind_of(raw)}"
         )
         return None, [Issue("invalid_plan", message, node_id=node_id(index), field=location)]
     issues = _near_misses(raw, location, index)
@@ -225,7 +227,7 @@ def _message(error: Mapping[str, Any]) -> str:
         "dict_type": "an object",
     }.get(kind)
     if wanted:
-        return f"'{field}' must be {wanted}, got {_kind(value)} {_short(value)}"
+        return f"'{field}' must be {wanted}, got {kind_of(value)} {_short(value)}"
     if kind == "greater_than_equal":
         return f"'{field}' must be at least {error['ctx']['ge']}, got {value!r}"
     if kind in ("too_short", "too_long") and loc and loc[0] == "data_in_slice":
@@ -234,19 +236,6 @@ def _message(error: Mapping[str, Any]) -> str:
             "null takes the source thread's last message"
         )
     return f"'{field}': {error['msg']}"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-    }.get(type(value), type(value).__name__)
 
 
 def _short(value: Any) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nodeloom.errors import Issue
+from nodeloom.graph.values import kind_of
 
 SUBAGENT_HANDLE = "subagent"
 
@@ -243,13 +244,5 @@ def _connections(raw: Any, key: str, issues: list[Issue]) -> list[Connection]:
 
 
 def kind(value: Any) -> str:
-    """A value's JSON kind, for messages: 'a string', 'a list', 'null', ..."""
-    if value == "":
-        return "an empty string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
+    """A value's JSON kind, for messages; an empty string is named as such."""
+    return "an empty string" if value == "" else kind_of(value)

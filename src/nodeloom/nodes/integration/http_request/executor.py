@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from nodeloom.errors import NodeError
+from nodeloom.graph.values import kind_of
 from nodeloom.net import Policy, Resolver, display_url, guarded_stream, read_body
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
@@ -198,7 +199,7 @@ def _read_headers(value: Any) -> dict[str, str | bytes]:
         raise _invalid(
             "headers",
             f'headers must be an object such as {{"Accept": "application/json"}}; got '
-            f"{_kind(value)}",
+            f"{kind_of(value)}",
         )
     headers: dict[str, str | bytes] = {}
     for name, raw in value.items():
@@ -213,7 +214,7 @@ def _read_headers(value: Any) -> dict[str, str | bytes]:
         elif isinstance(raw, (int, float)):
             raw = str(raw)
         if not isinstance(raw, str):  # the value itself is never shown: it may be secret
-            raise _invalid("headers", f"header {name!r} must have a text value, not {_kind(raw)}")
+            raise _invalid("headers", f"header {name!r} must have a text value, not {kind_of(raw)}")
         if any(char in raw for char in "\r\n\0"):
             raise _invalid(
                 "headers",
@@ -229,7 +230,7 @@ def _read_query(value: Any) -> dict[str, Any]:
         return {}
     if not isinstance(value, Mapping):
         raise _invalid(
-            "query", f'query must be an object such as {{"page": 2}}; got {_kind(value)}'
+            "query", f'query must be an object such as {{"page": 2}}; got {kind_of(value)}'
         )
     for key, item in value.items():
         items = item if isinstance(item, list) else [item]
@@ -258,7 +259,7 @@ def _read_timeout(value: Any) -> float:
     if value is None:
         return DEFAULT_TIMEOUT
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _invalid("timeout", f"timeout is a number of seconds; got {_kind(value)}")
+        raise _invalid("timeout", f"timeout is a number of seconds; got {kind_of(value)}")
     if not MIN_TIMEOUT <= value <= MAX_TIMEOUT:
         raise _invalid(
             "timeout",
@@ -272,13 +273,8 @@ def _read_flag(data: Mapping[str, Any], field: str, *, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise _invalid(field, f"{field} must be true or false; got {_kind(value)}")
+        raise _invalid(field, f"{field} must be true or false; got {kind_of(value)}")
     return value
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "text", bool: "a boolean"}
-    return names.get(type(value), type(value).__name__)
 
 
 executor = HttpRequestExecutor()
