@@ -4,7 +4,10 @@ import pytest
 
 os.environ.setdefault("AGNO_TELEMETRY", "false")
 
-pytest_plugins = ["nodeloom.testing.mock_llm.pytest_plugin"]
+pytest_plugins = [
+    "nodeloom.testing.mock_llm.pytest_plugin",
+    "nodeloom.testing.stores.pytest_plugin",
+]
 
 
 @pytest.fixture(autouse=True)

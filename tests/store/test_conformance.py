@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,10 +23,12 @@ from nodeloom.store import (
     Store,
     StoreCorruptError,
     StoreNewerSchemaError,
+    migrator,
 )
 from nodeloom.store.schema import VERSION_TABLE, Base
 from nodeloom.store.url import database_url
 
+CountRows = Callable[[str], Awaitable[int]]  # the count_rows fixture (conftest)
 GRAPH = {"nodes": [{"id": "a", "type": "set"}], "edges": []}
 BIG = "x" * 300_000  # over the default 256 KB threshold
 
@@ -129,10 +132,10 @@ async def test_a_run_of_a_saved_flow_references_that_versions_document(store: St
     assert await store.run_document(pinned.id) == {"nodes": [1]}
 
 
-async def test_runs_of_one_document_share_one_stored_copy(store: Store):
+async def test_runs_of_one_document_share_one_stored_copy(store: Store, count_rows: CountRows):
     runs = [await store.create_run(document=GRAPH) for _ in range(5)]
     assert len({run.document_hash for run in runs}) == 1
-    assert await count(store, "documents") == 1
+    assert await count_rows("documents") == 1
     assert await store.run_document(runs[-1].id) == GRAPH
 
 
@@ -332,7 +335,9 @@ async def test_an_unknown_status_or_side_effect_is_refused(store: Store):
 # -- blobs ------------------------------------------------------------------------------
 
 
-async def test_a_large_value_is_one_blob_however_many_rows_reference_it(store: Store):
+async def test_a_large_value_is_one_blob_however_many_rows_reference_it(
+    store: Store, count_rows: CountRows
+):
     run = await store.create_run()
     await store.record_node(run.id, "a", status="completed", outputs={"output": BIG, "meta": 1})
     await store.record_node(run.id, "b", status="completed", inputs={"input": BIG})
@@ -340,7 +345,7 @@ async def test_a_large_value_is_one_blob_however_many_rows_reference_it(store: S
         run.id, [event(run.id, 1, "completed", {"outputs": {"output": BIG}, "duration_ms": 1})]
     )
     assert len(blob_files(store)) == 1
-    assert await count(store, "blobs") == 1
+    assert await count_rows("blobs") == 1
     a, b = await store.node_executions(run.id)
     assert a.outputs == {"output": BIG, "meta": 1} and b.inputs == {"input": BIG}
     (stored,) = await store.events(run.id)
@@ -506,7 +511,7 @@ async def test_a_database_of_a_newer_schema_is_refused_untouched(store_url: str,
     with pytest.raises(StoreNewerSchemaError, match=r"9999_future.*[Uu]pgrade nodeloom") as caught:
         await Store.open(store_url, blob_dir=tmp_path)
     assert caught.value.code == "store_newer_schema"
-    await execute(store_url, f"UPDATE {VERSION_TABLE} SET version_num = '0001'")
+    await execute(store_url, f"UPDATE {VERSION_TABLE} SET version_num = '{migrator.head()}'")
     reopened = await Store.open(store_url, blob_dir=tmp_path)
     try:
         assert (await reopened.get_run(run.id)).id == run.id
@@ -549,12 +554,3 @@ async def test_fifty_concurrent_runs_record_events_and_checkpoints(store: Store)
         assert len(await store.events(run_id)) == 20
         assert len(await store.node_executions(run_id)) == 10
     assert len(await store.list_runs(status="completed", limit=None)) == 50
-
-
-async def count(store: Store, table: str) -> int:
-    engine = create_async_engine(store.url)  # the same database, a separate engine
-    try:
-        async with engine.connect() as conn:
-            return (await conn.execute(text(f"SELECT COUNT(*) FROM {table}"))).scalar_one()
-    finally:
-        await engine.dispose()

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from nodeloom.plugins.contract import Event
 from nodeloom.store import (
+    RunStateError,
     Store,
     StoreCorruptError,
     StoreFullError,
@@ -278,5 +279,67 @@ async def test_many_small_writes_interleave_with_reads(tmp_path: Path):
 
         await asyncio.gather(write(), read(), read())
         assert len(await store.events(run.id)) == 200
+    finally:
+        await store.close()
+
+
+async def test_two_stores_on_one_file_claiming_a_run_at_once_let_exactly_one_win(
+    tmp_path: Path,
+):
+    url = f"sqlite:///{tmp_path / 'nodeloom.db'}"
+    left = await Store.open(url, blob_dir=tmp_path)
+    right = await Store.open(url, blob_dir=tmp_path)
+    try:
+        for _ in range(10):
+            run = await left.create_run(status="paused")
+            results = await asyncio.gather(
+                left.claim_run(run.id, owner_pid=1),
+                right.claim_run(run.id, owner_pid=2),
+                return_exceptions=True,
+            )
+            won = [result for result in results if not isinstance(result, BaseException)]
+            (lost,) = [result for result in results if isinstance(result, BaseException)]
+            assert len(won) == 1 and isinstance(lost, RunStateError)
+            assert (await right.get_run(run.id)).owner_pid == won[0].owner_pid
+    finally:
+        await left.close()
+        await right.close()
+
+
+async def test_an_in_memory_store_writes_batches_too(tmp_path: Path):
+    store = await Store.open("sqlite://", blob_dir=tmp_path)
+    try:
+        run = await store.create_run()
+        await store.write_batch(
+            run.id,
+            events=[Event("started", None, "a", "A", "set", run.id, 1)],
+            nodes=[
+                {"node_id": "a", "status": "started", "inputs": {"input": 1}},
+                {"node_id": "a", "status": "completed", "outputs": {"output": 2}},
+            ],
+        )
+        (node,) = await store.node_executions(run.id)
+        assert (node.inputs, node.outputs) == ({"input": 1}, {"output": 2})
+        assert await store.last_seq(run.id) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_batch_waits_for_another_writer_and_then_is_written(tmp_path: Path):
+    path = tmp_path / "nodeloom.db"
+    store = await Store.open(f"sqlite:///{path}", blob_dir=tmp_path)
+    try:
+        run = await store.create_run()
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        batch = asyncio.create_task(
+            store.write_batch(run.id, events=[Event("started", None, run_id=run.id, seq=1)])
+        )
+        await asyncio.sleep(0.2)
+        assert not batch.done()
+        holder.execute("ROLLBACK")
+        holder.close()
+        await batch
+        assert await store.last_seq(run.id) == 1
     finally:
         await store.close()

@@ -9,6 +9,7 @@
 
 from nodeloom.store.errors import (
     NotFoundError,
+    RunStateError,
     StoreCorruptError,
     StoreError,
     StoreFullError,
@@ -35,6 +36,7 @@ __all__ = [
     "NotFoundError",
     "PruneReport",
     "RunRecord",
+    "RunStateError",
     "Store",
     "StoreCorruptError",
     "StoreError",

@@ -14,6 +14,7 @@ advisory lock), so two processes opening a new database at once migrate it once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import sys
 from dataclasses import dataclass
@@ -141,6 +142,9 @@ def _read_sqlite_file(path: Path, name: str) -> Found:
             "It was left untouched. Move it away (nodeloom then starts a new one), restore "
             "it from a backup, or point NODELOOM_DATABASE_URL at another file"
         )
+    # A damaged header may claim WAL mode; opening the file then creates these two.
+    companions = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = {companion for companion in companions if companion.exists()}
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
@@ -156,6 +160,9 @@ def _read_sqlite_file(path: Path, name: str) -> Found:
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
+        for companion in set(companions) - existed:
+            with contextlib.suppress(OSError):  # ours, and empty: leave things as found
+                companion.unlink(missing_ok=True)
         raise StoreCorruptError(
             f"{name} is damaged ({exc}). It was left untouched. Restore it from a backup, "
             "or move it away so that nodeloom starts a new one"

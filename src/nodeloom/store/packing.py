@@ -148,6 +148,44 @@ def has_refs(text: str | None) -> bool:
 
 def estimate(value: Any, budget: int) -> int:
     """Roughly the length of `value`'s JSON, walking no further once past `budget`."""
+    return _size(value, budget, _FAST_DEPTH)
+
+
+_FAST_DEPTH = 64  # nesting the recursive walk follows before handing over to `_walk`
+
+
+def _size(value: Any, budget: int, depth: int) -> int:
+    """`estimate` for the plain JSON types, recursively (the common case, about twice as
+    fast as `_walk`); anything else, or deeper nesting, goes to `_walk`."""
+    kind = type(value)
+    if kind is str:
+        return len(value) + 2
+    if kind is int:
+        return value.bit_length() // 3 + 1
+    if kind is float:
+        return 12
+    if value is None or kind is bool:
+        return 5
+    if depth and kind is dict:
+        total = 2 + 2 * len(value)
+        for key, item in value.items():
+            if total > budget:
+                break
+            total += len(key) + 2 if type(key) is str else _walk(key, budget)
+            total += _size(item, budget - total, depth - 1)
+        return total
+    if depth and (kind is list or kind is tuple):
+        total = 2 + len(value)
+        for item in value:
+            if total > budget:
+                break
+            total += _size(item, budget - total, depth - 1)
+        return total
+    return _walk(value, budget)
+
+
+def _walk(value: Any, budget: int) -> int:
+    """`estimate` for any value and nesting, without recursion."""
     total = 0
     stack: list[Iterator[Any]] = [iter((value,))]
     while stack:

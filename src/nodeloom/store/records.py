@@ -14,6 +14,7 @@ FINISHED_STATES: tuple[str, ...] = ("completed", "failed", "cancelled", "interru
 
 NodeState = Literal["started", "completed", "failed", "skipped", "waiting"]
 NODE_STATES: tuple[str, ...] = get_args(NodeState)
+FINISHED_NODE_STATES: tuple[str, ...] = ("completed", "failed", "skipped")
 SIDE_EFFECTS: tuple[str, ...] = get_args(SideEffects)
 
 
@@ -82,6 +83,10 @@ class RunRecord:
     owner_pid: int | None
     owner_host: str | None
     heartbeat_at: datetime | None
+    rerun_of: str | None = None  # the run this one runs again (it may have been pruned)
+    rerun_from: str | None = None  # the node id the re-run starts from
+    cancel_requested_at: datetime | None = None  # see Store.request_cancel
+    last_seq: int = 0  # the highest event seq stored for the run
 
     @property
     def finished(self) -> bool:
@@ -106,6 +111,10 @@ class RunRecord:
             "settings": self.settings,
             "owner": {"pid": self.owner_pid, "host": self.owner_host},
             "heartbeat_at": _time(self.heartbeat_at),
+            "rerun_of": self.rerun_of,
+            "rerun_from": self.rerun_from,
+            "cancel_requested_at": _time(self.cancel_requested_at),
+            "last_seq": self.last_seq,
         }
 
 
@@ -158,6 +167,8 @@ class NodeExecution:
     started_at: datetime
     finished_at: datetime | None
     side_effects: SideEffects | None
+    input_hash: str | None = None  # the engine's hash of the inputs (for re-use on re-run)
+    state_delta: Any = None  # what the execution changed in the run's state
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -175,6 +186,8 @@ class NodeExecution:
             "started_at": _time(self.started_at),
             "finished_at": _time(self.finished_at),
             "side_effects": self.side_effects,
+            "input_hash": self.input_hash,
+            "state_delta": self.state_delta,
         }
 
 

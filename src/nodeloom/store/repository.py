@@ -4,6 +4,7 @@
     run = await store.create_run(document=graph, trigger={"message": "hi"})
     await store.record_events(run.id, events)        # a batch, in seq order
     await store.record_node(run.id, "n1", status="completed", outputs={"output": 1})
+    await store.write_batch(run.id, events=events, nodes=[...])   # both, one transaction
     await store.finish_run(run.id, "completed")
     await store.close()
 
@@ -22,6 +23,7 @@ from sqlalchemy.engine import URL
 from nodeloom.paths import data_dir
 from nodeloom.store import migrator
 from nodeloom.store.blobs import BlobDir
+from nodeloom.store.control import Control
 from nodeloom.store.database import Database
 from nodeloom.store.flows import Flows
 from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
@@ -30,7 +32,7 @@ from nodeloom.store.timeline import Timeline
 from nodeloom.store.url import database_url, safe_url
 
 
-class Store(Flows, Runs, Timeline):
+class Store(Flows, Runs, Control, Timeline):
     """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
     `async with`).
 
@@ -39,8 +41,10 @@ class Store(Flows, Runs, Timeline):
     runs (nodeloom.store.runs)         create_run, update_run, finish_run, heartbeat,
                                        get_run, list_runs, run_document,
                                        find_interrupted, prune
-    timeline (nodeloom.store.timeline) record_events, record_node, events,
-                                       node_executions, load_blob, open_blob
+    control (nodeloom.store.control)   claim_run, request_cancel, cancel_requested
+    timeline (nodeloom.store.timeline) write_batch, record_events, record_node,
+                                       last_seq, events, node_executions, load_blob,
+                                       open_blob
     """
 
     @classmethod

@@ -16,30 +16,20 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.store import retention
-from nodeloom.store.access import Access, check_choice, no_run, now
+from nodeloom.store.access import (
+    RUN_FIELDS,
+    RUN_JSON,
+    Access,
+    check_choice,
+    no_run,
+    now,
+    run_changes,
+)
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import UNIT, dumps
 from nodeloom.store.records import RUN_STATES, PruneReport, RunRecord
 from nodeloom.store.schema import Document, Run
 from nodeloom.store.schema import FlowVersion as VersionRow
-
-_RUN_JSON = {"trigger": UNIT, "usage": UNIT, "error": UNIT, "settings": UNIT}
-_RUN_FIELDS = frozenset(
-    {
-        *_RUN_JSON,
-        "status",
-        "flow_id",
-        "flow_version",
-        "chat_id",
-        "started_at",
-        "finished_at",
-        "duration_ms",
-        "steps",
-        "owner_pid",
-        "owner_host",
-        "heartbeat_at",
-    }
-)
 
 
 class Runs(Access):
@@ -59,12 +49,16 @@ class Runs(Access):
         started_at: datetime | None = None,
         owner_pid: int | None = None,
         owner_host: str | None = None,
+        rerun_of: str | None = None,
+        rerun_from: str | None = None,
     ) -> RunRecord:
         """Record a new run, owned by this process (pid, host, heartbeat now).
 
         A run of a saved flow names `flow_id` (and `flow_version`, default the latest):
         its document is that version's. A run of a file passes its `document`. Either
-        way the document is stored once, by content hash.
+        way the document is stored once, by content hash. A run that runs another one
+        again names it in `rerun_of` (not checked: the other run may since be pruned) and
+        the node it starts from in `rerun_from`.
         """
         check_choice(status, RUN_STATES, "status")
         run_id = run_id or uuid.uuid4().hex
@@ -108,6 +102,8 @@ class Runs(Access):
                         owner_pid=owner_pid if owner_pid is not None else os.getpid(),
                         owner_host=owner_host or socket.gethostname(),
                         heartbeat_at=at,
+                        rerun_of=rerun_of,
+                        rerun_from=rerun_from,
                     )
                 )
             except IntegrityError:
@@ -120,24 +116,12 @@ class Runs(Access):
     async def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run: status, started_at, finished_at, duration_ms, steps,
         trigger, usage, error, settings, chat_id, flow_id, flow_version, owner_pid,
-        owner_host, heartbeat_at. Raises NotFoundError, or ValueError for an unknown
-        field (the valid ones are listed)."""
-        unknown = sorted(set(fields) - _RUN_FIELDS)
-        if unknown:
-            raise ValueError(
-                f"update_run: unknown field(s) {', '.join(unknown)}; "
-                f"valid: {', '.join(sorted(_RUN_FIELDS))}"
-            )
-        if "status" in fields:
-            check_choice(fields["status"], RUN_STATES, "status")
-        values = dict(fields)
-        packed = []
-        for key in _RUN_JSON.keys() & values.keys():
-            result = await self._pack(values[key], UNIT)
-            values[key] = result.text
-            packed.append(result)
+        owner_host, heartbeat_at, rerun_of, rerun_from, cancel_requested_at. Raises
+        NotFoundError, or ValueError for an unknown field (the valid ones are listed)."""
+        values = run_changes(fields, RUN_FIELDS, "update_run")
         if not values:
             return
+        packed = await self._pack_columns([(values, RUN_JSON)])
 
         async def work(conn: AsyncConnection) -> None:
             result = await conn.execute(update(Run).where(Run.id == run_id).values(**values))
@@ -285,25 +269,3 @@ class Runs(Access):
         documents no run or flow version uses, and blob files nothing references (a blob
         written in the last few minutes is kept: a writer may be about to reference it)."""
         return await retention.prune(self._db, self._blobs, now() - older_than)
-
-    async def _run_record(self, run: Row[Any], resolve: bool) -> RunRecord:
-        return RunRecord(
-            id=run.id,
-            status=run.status,
-            flow_id=run.flow_id,
-            flow_version=run.flow_version,
-            document_hash=run.document_hash,
-            trigger=await self._unpack(run.trigger, UNIT, resolve),
-            chat_id=run.chat_id,
-            created_at=run.created_at,
-            started_at=run.started_at,
-            finished_at=run.finished_at,
-            duration_ms=run.duration_ms,
-            usage=await self._unpack(run.usage, UNIT, resolve),
-            error=await self._unpack(run.error, UNIT, resolve),
-            steps=run.steps,
-            settings=await self._unpack(run.settings, UNIT, resolve),
-            owner_pid=run.owner_pid,
-            owner_host=run.owner_host,
-            heartbeat_at=run.heartbeat_at,
-        )

@@ -3,7 +3,8 @@
     documents        every distinct graph document, once, by sha256 of its canonical JSON
     flows            a saved flow: id, name, latest version, soft-delete time
     flow_versions    (flow_id, version) -> documents.hash; one row per save
-    runs             one row per run: status, trigger, owner (pid, host, heartbeat), ...
+    runs             one row per run: status, trigger, owner (pid, host, heartbeat), the
+                     highest event seq stored, a cancel request, the run it re-runs, ...
     events           (run_id, seq): every event of a run, in order
     node_executions  (run_id, node_id, execution): the checkpoints, one per node execution
     blobs            values too large for a row, written once to the blob directory
@@ -32,6 +33,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -129,6 +131,10 @@ class Run(Base):
     owner_pid: Mapped[int | None]
     owner_host: Mapped[str | None]
     heartbeat_at: Mapped[datetime | None]
+    rerun_of: Mapped[str | None]  # a run id, deliberately no foreign key: prune may drop it
+    rerun_from: Mapped[str | None]  # a node id
+    cancel_requested_at: Mapped[datetime | None]
+    last_seq: Mapped[int] = mapped_column(default=0, server_default=text("0"))
 
     __table_args__ = (
         Index(None, "created_at"),
@@ -169,6 +175,8 @@ class NodeExecution(Base):
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None]
     side_effects: Mapped[str | None] = mapped_column(String(16))
+    input_hash: Mapped[str | None] = mapped_column(String(64))
+    state_delta: Mapped[str | None] = mapped_column(Text)
 
 
 class Blob(Base):

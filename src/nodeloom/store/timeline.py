@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Connection, Integer, Row, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.graph.values import BinaryRef
 from nodeloom.plugins.contract import Event
-from nodeloom.store.access import Access, check_choice, now
+from nodeloom.store.access import RUN_FIELDS, RUN_JSON, Access, no_run, now, run_changes
 from nodeloom.store.blobs import CHUNK
 from nodeloom.store.errors import NotFoundError
-from nodeloom.store.packing import EVENT_DATA, JSON_MIME, PORTS, UNIT, Packed, blob_sha, dumps
-from nodeloom.store.records import NODE_STATES, SIDE_EFFECTS, NodeExecution, StoredEvent
+from nodeloom.store.packing import EVENT_DATA, JSON_MIME, PORTS, UNIT, blob_sha
+from nodeloom.store.records import NodeExecution, StoredEvent
+from nodeloom.store.rows import EVENT_JSON, NODE_JSON, checkpoint_row, event_row, merge_changes
 from nodeloom.store.schema import Event as EventRow
 from nodeloom.store.schema import NodeExecution as NodeRow
+from nodeloom.store.schema import Run
 
 
 class _Unset:
@@ -29,35 +32,51 @@ class _Unset:
 
 
 _UNSET: Any = _Unset()
-_NODE_JSON = {"inputs": PORTS, "outputs": PORTS, "error": UNIT, "usage": UNIT}
-_TERMINAL_NODE = ("completed", "failed", "skipped")
+BATCH_RUN_FIELDS = RUN_FIELDS | {"last_seq"}
 
 
 class Timeline(Access):
     """What happened in a run: its events, its node checkpoints, its blobs."""
 
+    async def write_batch(
+        self,
+        run_id: str,
+        *,
+        events: Iterable[Event | Mapping[str, Any]] = (),
+        nodes: Iterable[Mapping[str, Any]] = (),
+        run: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Write what a run did since the last batch, in one transaction (the engine's
+        group-commit checkpoint writer):
+
+        - `events`: appended as `record_events` does (an already stored seq is ignored,
+          so a batch may be sent again);
+        - `nodes`: checkpoint changes, dicts with `node_id`, `execution` (default 1),
+          `status` and any of node_name, node_type, inputs, outputs, error, attempts,
+          usage, started_at, finished_at, side_effects, input_hash, state_delta. As in
+          `record_node` only the keys given change; the changes to one (node_id,
+          execution) are merged in order first (later keys win), so `started` then
+          `completed` is one row write;
+        - `run`: fields of the run, as `update_run` takes them, plus `last_seq`.
+
+        The run's `heartbeat_at` becomes now (unless `run` gives it) and its `last_seq`
+        the highest of the stored one (or the one `run` gives) and the batch's seqs.
+        Raises NotFoundError for an unknown run, ValueError for an unknown field, status
+        or side effect (the valid ones are listed); either way no row is written.
+        """
+        changes = run_changes(run or {}, BATCH_RUN_FIELDS, "write_batch")
+        if "last_seq" in changes and not isinstance(changes["last_seq"], int):
+            raise ValueError(
+                f"write_batch: last_seq must be an integer; got {changes['last_seq']!r}"
+            )
+        changes.setdefault("heartbeat_at", now())
+        await self._write(run_id, events, nodes, changes)
+
     async def record_events(self, run_id: str, events: Iterable[Event | Mapping[str, Any]]) -> int:
         """Append a batch of events (`Event`s or their `to_json()` dicts) in one
         transaction. An event whose seq is already stored is ignored, so a batch may be
         sent again. Returns how many were given. Raises NotFoundError for an unknown run."""
-        rows: list[dict[str, Any]] = []
-        packed: list[Packed] = []
-        for item in events:
-            row = _event_row(run_id, item)
-            result = await self._pack(row["data"], EVENT_DATA)
-            row["data"] = result.text
-            if result.blobs:
-                packed.append(result)
-            rows.append(row)
-        if not rows:
-            return 0
-
-        async def work(conn: AsyncConnection) -> None:
-            await self._link(conn, run_id, packed)
-            await conn.execute(self._insert(EventRow).on_conflict_do_nothing(), rows)
-
-        await self._write_for_run(run_id, work)
-        return len(rows)
+        return await self._write(run_id, events, (), {})
 
     async def record_node(
         self,
@@ -76,48 +95,123 @@ class Timeline(Access):
         started_at: datetime = _UNSET,
         finished_at: datetime | None = _UNSET,
         side_effects: str | None = _UNSET,
+        input_hash: str | None = _UNSET,
+        state_delta: Any = _UNSET,
     ) -> None:
         """Write a checkpoint: insert or update the row (run_id, node_id, execution).
         Only the fields given change, so `started` with inputs then `completed` with
         outputs make one row. `started_at` defaults to now on insert; `finished_at` to
-        now when the status is completed, failed or skipped."""
-        check_choice(status, NODE_STATES, "status")
-        if side_effects is not _UNSET and side_effects is not None:
-            check_choice(side_effects, SIDE_EFFECTS, "side_effects")
-        values: dict[str, Any] = {"status": status}
+        now when the status is completed, failed or skipped. (`write_batch` writes many,
+        with events, in one transaction.)"""
         given = {
             "node_name": node_name,
             "node_type": node_type,
+            "inputs": inputs,
+            "outputs": outputs,
+            "error": error,
             "attempts": attempts,
+            "usage": usage,
             "started_at": started_at,
             "finished_at": finished_at,
             "side_effects": side_effects,
+            "input_hash": input_hash,
+            "state_delta": state_delta,
         }
-        values.update({key: value for key, value in given.items() if value is not _UNSET})
-        packed: list[Packed] = []
-        for key, value in (("inputs", inputs), ("outputs", outputs), ("error", error)):
-            if value is not _UNSET:
-                result = await self._pack(value, _NODE_JSON[key])
-                values[key] = result.text
-                packed.append(result)
-        if usage is not _UNSET:
-            values["usage"] = None if usage is None else dumps(usage)
-        if finished_at is _UNSET and status in _TERMINAL_NODE:
-            values["finished_at"] = now()
-        inserted = {"attempts": 1, **values, "run_id": run_id, "node_id": node_id}
-        inserted["execution"] = execution
-        inserted.setdefault("started_at", now())
-        statement = self._upsert(frozenset(values), frozenset(inserted))
+        change = {"node_id": node_id, "execution": execution, "status": status}
+        change.update((key, value) for key, value in given.items() if value is not _UNSET)
+        await self._write(run_id, (), (change,), None)
 
-        async def work(conn: AsyncConnection) -> None:
-            await self._link(conn, run_id, packed)
-            await conn.execute(statement, inserted)
+    async def last_seq(self, run_id: str) -> int:
+        """The highest event seq stored for the run (0 before its first event): where
+        an engine resuming it continues numbering. Raises NotFoundError."""
+        query = select(Run.last_seq).where(Run.id == run_id)
+
+        async def work(conn: AsyncConnection) -> int:
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise no_run(run_id)
+            return int(row.last_seq)
+
+        return await self._db.read(work)
+
+    async def _write(
+        self,
+        run_id: str,
+        events: Iterable[Event | Mapping[str, Any]],
+        nodes: Iterable[Mapping[str, Any]],
+        run: dict[str, Any] | None,
+    ) -> int:
+        """The one write path of events, checkpoints and run fields. `run`: the runs row's
+        changes (its `last_seq` follows the events), or None to leave the row alone.
+        Everything is checked and packed before the transaction; returns the number of
+        events given."""
+        event_rows = [event_row(run_id, item) for item in events]
+        node_rows = merge_changes(nodes)
+        if not (event_rows or node_rows or run):
+            return 0
+        at = now()
+        shapes: dict[frozenset[str], list[dict[str, Any]]] = {}
+        for row in node_rows:
+            shapes.setdefault(checkpoint_row(run_id, row, at), []).append(row)
+        packed = await self._pack_columns(
+            itertools.chain(
+                ((row, EVENT_JSON) for row in event_rows),
+                ((row, NODE_JSON) for row in node_rows),
+                [] if run is None else [(run, RUN_JSON)],
+            )
+        )
+        run_update: tuple[Any, dict[str, Any]] | None = None
+        if run is not None:
+            top = max((row["seq"] for row in event_rows), default=None)
+            if top is not None and "last_seq" in run:
+                run["last_seq"], top = max(run["last_seq"], top), None
+            params = {f"new_{column}": value for column, value in run.items()}
+            params["run_key"] = run_id
+            if top is not None:
+                params["top_seq"] = top
+            run_update = (self._run_update(frozenset(run), top is not None), params)
+        statements = self._links(run_id, packed)
+        if event_rows:
+            statements.append((self._append_events(), event_rows))
+        statements.extend((self._upsert(changed), rows) for changed, rows in shapes.items())
+
+        def work(conn: Connection) -> None:
+            if run_update is not None and conn.execute(*run_update).rowcount == 0:
+                raise no_run(run_id)
+            for statement, rows in statements:
+                conn.execute(statement, rows)
 
         await self._write_for_run(run_id, work)
+        return len(event_rows)
 
-    def _upsert(self, changed: frozenset[str], given: frozenset[str]) -> Any:
+    def _run_update(self, columns: frozenset[str], follow_seq: bool) -> Any:
+        """UPDATE runs SET each of `columns` = :new_<column> (and, if `follow_seq`,
+        last_seq = the larger of it and :top_seq) WHERE id = :run_key; built once per
+        shape, so that a batch pays for neither building nor a cache key."""
+        key = ("run_update", columns, follow_seq)
+        statement = self._statements.get(key)
+        if statement is None:
+            table = Run.__table__
+            values: dict[str, Any] = {
+                column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
+            }
+            if follow_seq:
+                top = bindparam("top_seq", type_=Integer())
+                values["last_seq"] = case((table.c.last_seq < top, top), else_=table.c.last_seq)
+            statement = update(table).where(table.c.id == bindparam("run_key")).values(values)
+            self._statements[key] = statement
+        return statement
+
+    def _append_events(self) -> Any:
+        statement = self._statements.get("append_events")
+        if statement is None:
+            statement = self._insert(EventRow).on_conflict_do_nothing()
+            self._statements["append_events"] = statement
+        return statement
+
+    def _upsert(self, changed: frozenset[str]) -> Any:
         """The checkpoint upsert that updates `changed` (built once per shape)."""
-        key = ("node_upsert", changed, given)
+        key = ("node_upsert", changed)
         statement = self._statements.get(key)
         if statement is None:
             insert = self._insert(NodeRow)
@@ -193,6 +287,8 @@ class Timeline(Access):
                     row.started_at,
                     row.finished_at,
                     row.side_effects,
+                    row.input_hash,
+                    await self._unpack(row.state_delta, UNIT, resolve),
                 )
             )
         return result
@@ -211,29 +307,6 @@ class Timeline(Access):
                 yield chunk
         finally:
             file.close()
-
-
-def _event_row(run_id: str, item: Event | Mapping[str, Any]) -> dict[str, Any]:
-    if isinstance(item, Event):
-        source: Mapping[str, Any] = item.to_json()
-    else:
-        source = item
-    other = source.get("run_id")
-    if other and other != run_id:
-        raise ValueError(f"an event of run {other!r} was recorded for run {run_id!r}")
-    event_type = source.get("event_type") or source.get("type")
-    if not isinstance(source.get("seq"), int) or not isinstance(event_type, str):
-        raise ValueError(f"an event needs an integer seq and an event_type; got {dict(source)!r}")
-    return {
-        "run_id": run_id,
-        "seq": source["seq"],
-        "type": event_type,
-        "node_id": source.get("node_id"),
-        "node_name": source.get("node_name"),
-        "node_type": source.get("node_type"),
-        "data": source.get("data") or None,
-        "timestamp": float(source.get("timestamp") or 0.0),
-    }
 
 
 def _sha(ref: str | Mapping[str, Any] | BinaryRef) -> str:

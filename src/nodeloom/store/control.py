@@ -1,0 +1,102 @@
+"""The Store's control of runs between processes: `claim_run` takes a paused or
+interrupted run over to resume it here; `request_cancel` asks a run's owner to stop it,
+and the owner polls `cancel_requested`.
+
+Each change is one conditional UPDATE (`... WHERE id = ? AND status IN (...)`): when two
+processes try at once, the database lets exactly one of them through.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from nodeloom.store.access import Access, check_choice, no_run, now
+from nodeloom.store.errors import RunStateError
+from nodeloom.store.records import RUN_STATES, RunRecord
+from nodeloom.store.schema import Run
+
+RESUMABLE = ("paused", "interrupted")
+CANCELLABLE = ("running", "paused")
+
+
+class Control(Access):
+    """Taking runs over (resume) and asking them to stop (cancel)."""
+
+    async def claim_run(
+        self,
+        run_id: str,
+        *,
+        states: Iterable[str] = RESUMABLE,
+        owner_pid: int | None = None,
+        owner_host: str | None = None,
+    ) -> RunRecord:
+        """Take a run over to resume it in this process: if its status is one of `states`,
+        set it `running`, owned by this process (or `owner_pid` on `owner_host`), with a
+        fresh heartbeat; clear what described its end (finished_at, error,
+        duration_ms). Returns the run. Of several claims at once, exactly one succeeds.
+
+        Raises NotFoundError, or RunStateError if the run is in another state (the
+        message names its status and `states`)."""
+        required = tuple(states)
+        for state in required:
+            check_choice(state, RUN_STATES, "claim_run: state")
+        values = {
+            "status": "running",
+            "owner_pid": owner_pid if owner_pid is not None else os.getpid(),
+            "owner_host": owner_host or socket.gethostname(),
+            "heartbeat_at": now(),
+            "finished_at": None,
+            "error": None,
+            "duration_ms": None,
+        }
+        return await self._change_run(run_id, required, values, "resumed")
+
+    async def request_cancel(self, run_id: str) -> RunRecord:
+        """Ask the run's owner to cancel it: sets `cancel_requested_at` (the first
+        request's time is kept). Only a running or paused run can be cancelled; the owner
+        notices it with `cancel_requested` and ends the run `cancelled`.
+
+        Raises NotFoundError, or RunStateError for a run that already ended."""
+        values = {"cancel_requested_at": func.coalesce(Run.cancel_requested_at, now())}
+        return await self._change_run(run_id, CANCELLABLE, values, "cancelled")
+
+    async def cancel_requested(self, run_id: str) -> bool:
+        """Whether a cancel was requested for the run (one indexed read, cheap enough to
+        poll). Raises NotFoundError."""
+        query = select(Run.cancel_requested_at).where(Run.id == run_id)
+
+        async def work(conn: AsyncConnection) -> bool:
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise no_run(run_id)
+            return row.cancel_requested_at is not None
+
+        return await self._db.read(work)
+
+    async def _change_run(
+        self, run_id: str, required: tuple[str, ...], values: Mapping[str, Any], action: str
+    ) -> RunRecord:
+        """Apply `values` if the run's status is in `required`, in one UPDATE."""
+        query = (
+            update(Run)
+            .where(Run.id == run_id, Run.status.in_(required))
+            .values(**values)
+            .returning(*Run.__table__.columns)
+        )
+
+        async def work(conn: AsyncConnection) -> Row[Any]:
+            row = (await conn.execute(query)).first()
+            if row is None:
+                status = await conn.scalar(select(Run.status).where(Run.id == run_id))
+                if status is None:
+                    raise no_run(run_id)
+                raise RunStateError(run_id, status, required, action)
+            return row
+
+        return await self._run_record(await self._db.write(work), True)
