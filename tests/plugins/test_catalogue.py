@@ -130,13 +130,15 @@ def test_coercions_are_from_to_pairs_of_known_socket_types(catalogue):
     assert {"from": "int", "to": "float"} in catalogue["coercions"]
 
 
-def test_common_parameters_are_name_on_error_retry_activation_and_timeout(catalogue):
+def test_common_parameters_are_the_node_settings(catalogue):
     assert [p["id"] for p in catalogue["common_parameters"]] == [
         "name",
         "on_error",
         "retry",
         "activation",
         "timeout",
+        "side_effects",
+        "pinned",
     ]
     [on_error] = [p for p in catalogue["common_parameters"] if p["id"] == "on_error"]
     assert on_error["options"] == ["stop", "continue", "error_output"]

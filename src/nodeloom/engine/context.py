@@ -25,6 +25,7 @@ from nodeloom.plugins.contract import (
 
 if TYPE_CHECKING:
     from nodeloom.engine.build import Built
+    from nodeloom.engine.checkpoint import Checkpoints, Continuation, Ticket
     from nodeloom.engine.run import FlowRun
     from nodeloom.engine.topology import PlannedNode
 
@@ -44,6 +45,8 @@ class RunShared:
     __slots__ = (
         "built",
         "chat_id",
+        "checkpoints",
+        "continuation",
         "http",
         "human",
         "result",
@@ -73,6 +76,8 @@ class RunShared:
         self.services = services
         self.built = built
         self.human: HumanInput | None = None  # set for plans with nodes that may wait
+        self.checkpoints: Checkpoints | None = None  # set for recorded runs
+        self.continuation: Continuation | None = None  # set for a resumed recorded run
         self.result: Any = None
         self.http: Any = None
         self.usage: dict[str, int] = {}
@@ -129,8 +134,10 @@ class NodeContext:
         "node_name",
         "node_type",
         "planned",
+        "quiet_wait",
         "run",
         "run_id",
+        "ticket",
         "trigger",
     )
 
@@ -145,6 +152,8 @@ class NodeContext:
         self.node_id = run.prefix + node.id if run.prefix else node.id
         self.node_name = node.name
         self.node_type = node.type
+        self.ticket: Ticket | None = None  # recorded runs: this execution's checkpoint
+        self.quiet_wait = False  # resumed: the next `waiting` is on record already
 
     # -- FlowContext ----------------------------------------------------------------------
 
@@ -212,19 +221,27 @@ class NodeContext:
                 "this run cannot wait for input", code="executor_contract", retryable=False
             )
         where = (self.node_id, self.node_name, self.node_type)
-        shared.emit("waiting", request.to_json(), *where)
+        if self.quiet_wait:
+            self.quiet_wait = False
+        else:
+            shared.emit("waiting", request.to_json(), *where)
         answer = human.take_answer(self.node_id, self.node_name)
         if answer is NO_ANSWER:
             future = asyncio.get_running_loop().create_future()
             run = self.run
             run.blocked += 1
             run.spawn()  # a waiting node does not hold a concurrency slot
+            checkpoints, ticket = shared.checkpoints, self.ticket
+            if checkpoints is not None and ticket is not None:
+                checkpoints.waiting(ticket)
             human.add(Waiter(*where, request, future))
             try:
                 answer = await future
             finally:
                 human.remove(self.node_id)
                 run.blocked -= 1
+            if checkpoints is not None and ticket is not None:
+                checkpoints.resumed(ticket)
         else:
             try:
                 answer = normalize_answer(request, answer)

@@ -22,7 +22,14 @@ NODE_EVENT_TYPES = (
     "waiting",
     "resumed",
 )
-RUN_EVENT_TYPES = ("run_started", "run_completed", "run_failed", "run_cancelled", "run_paused")
+RUN_EVENT_TYPES = (
+    "run_started",
+    "run_resumed",
+    "run_completed",
+    "run_failed",
+    "run_cancelled",
+    "run_paused",
+)
 EXECUTOR_EVENT_TYPES = frozenset({"progress", "agent_event"})
 
 

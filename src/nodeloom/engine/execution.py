@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.engine.build import Builder, BuildError
+from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings, RunShared
 from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.engine.human import HumanInput
@@ -45,6 +46,8 @@ class Execution:
         frozen: Frozen | None = None,
         builder: Builder | None = None,
         answers: Mapping[str, Any] | None = None,
+        checkpoints: Checkpoints | None = None,
+        continuation: Continuation | None = None,
     ) -> None:
         self.plan = plan
         self.frozen = frozen
@@ -58,7 +61,12 @@ class Execution:
             chat_id,
             services,
         )
-        if plan.may_wait:
+        shared.checkpoints = checkpoints
+        shared.continuation = continuation
+        if continuation is not None:
+            shared.seq = continuation.last_seq
+        # A resumed run may ask whether to run an interrupted external node again.
+        if plan.may_wait or continuation is not None:
             shared.human = HumanInput(answers)
             shared.human.on_paused = self._paused
         self.run = FlowRun(plan, shared)
@@ -111,7 +119,11 @@ class Execution:
         """Phase 1 then the flow, to the end. Cancelling it cancels every running node,
         emits `run_cancelled`, and re-raises CancelledError."""
         shared, settings = self.shared, self.shared.settings
-        shared.emit("run_started", {"trigger": shared.trigger})
+        continuation = shared.continuation
+        if continuation is None:
+            shared.emit("run_started", {"trigger": shared.trigger})
+        else:
+            shared.emit("run_resumed", {"after": continuation.reason})
         self.started = time.perf_counter()
         error: dict[str, Any] | None = None
         try:

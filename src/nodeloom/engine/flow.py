@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nodeloom.engine.build import Builder, Built
+from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
 from nodeloom.engine.execution import Execution
@@ -46,7 +47,9 @@ def load(
     with _collector_paused():
         document, _ = read_graph(source, options)
         checked = validate(document, registry)
-        return Flow(checked, registry)
+        flow = Flow(checked, registry)
+        flow.document = document
+        return flow
 
 
 @contextmanager
@@ -80,6 +83,8 @@ class Flow:
             raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
         self._subsets: dict[tuple[str, ...], Flow] = {}
         self._paused: dict[str, Execution] = {}
+        # The native document it was loaded from (what a run store records).
+        self.document: dict[str, Any] | None = None
 
     @property
     def graph(self) -> Graph:
@@ -104,6 +109,9 @@ class Flow:
         from_node: str | None = None,
         outputs: Outputs | None = None,
         answers: Mapping[str, Any] | None = None,
+        checkpoints: Checkpoints | None = None,
+        continuation: Continuation | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> RunResult:
         """Run once. `message` becomes the trigger `{"message": ...}` (Chat Start's output).
 
@@ -113,6 +121,10 @@ class Flow:
         answers taken in turn) answers waiting nodes ahead of time. Invalid arguments
         raise GraphError. A run that waits for input returns with status `paused`;
         `resume()` continues it.
+
+        `state` seeds the run's shared state. `checkpoints` and `continuation` are how a
+        run recorder (`nodeloom.runs`) records
+        the run and takes a recorded one up again; see docs/durable-runs.md.
         """
         if target is not None and from_node is not None:
             raise GraphError(
@@ -127,13 +139,16 @@ class Flow:
                 run_id=run_id,
                 chat_id=chat_id,
                 answers=answers,
+                checkpoints=checkpoints,
+                continuation=continuation,
+                state=state,
             )
         frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
-        trigger_data = _trigger(message, trigger)
-        self._check_trigger(trigger_data)
+        data = trigger_data(message, trigger)
+        self._check_trigger(data)
         execution = Execution(
             self.plan,
-            trigger=trigger_data,
+            trigger=data,
             sink=sink or NullSink(),
             settings=settings or self.default_settings(),
             services=self.services,
@@ -142,7 +157,11 @@ class Flow:
             frozen=frozen,
             builder=self.builder if self.builder.needed else None,
             answers=answers,
+            checkpoints=checkpoints,
+            continuation=continuation,
         )
+        if state:
+            execution.shared.state.update(state)
         return self._keep_if_paused(execution, await execution.outcome())
 
     def _check_trigger(self, trigger: Mapping[str, Any]) -> None:
@@ -187,6 +206,13 @@ class Flow:
             raise AnswerError(f"run '{run_id}' is not paused in this process")
         await execution.cancel()
 
+    async def release(self, run_id: str) -> None:
+        """Let go of a paused run in this process without ending it (silently: no event).
+        A recorded run stays resumable from its record, in any process."""
+        execution = self._paused.pop(run_id, None)
+        if execution is not None:
+            await execution.release()
+
     def paused(self) -> list[str]:
         """Ids of this flow's runs that wait for input."""
         return list(self._paused)
@@ -200,7 +226,7 @@ class Flow:
         """Run phase 1 only (what `nodeloom plan` shows): compile agents and tool sources
         without running the flow or calling a model."""
         return await self.builder.build(
-            trigger=_trigger(message, None),
+            trigger=trigger_data(message, None),
             variables=self.plan.variables,
             chat_id=chat_id,
             services=self.services,
@@ -318,6 +344,11 @@ class Flow:
             raise GraphError(issues)
         return {i: given.get(i) for i in range(len(plan.nodes)) if i not in running}
 
+    def check_node(self, ref: str, what: str) -> None:
+        """Raise GraphError (`unknown_node`, listing the nodes) if `ref` (an id or name)
+        is not a node of the flow; `what` names its role in the message."""
+        self._index(ref, what)
+
     def _index(self, ref: str, what: str) -> int:
         index = self.plan.names.get(ref)
         if index is None:
@@ -337,7 +368,8 @@ class Flow:
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
 
 
-def _trigger(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
+def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The trigger a run gets: `trigger` with `message` as its `message`."""
     data = dict(trigger or {})
     if message is not None or "message" not in data:
         data["message"] = "" if message is None else message

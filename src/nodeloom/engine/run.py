@@ -16,13 +16,14 @@ from collections import deque
 from typing import Any
 
 from nodeloom.engine.attempt import attempt_node, error_payload
+from nodeloom.engine.checkpoint import Prior, apply_delta, snapshot_state, state_delta
 from nodeloom.engine.context import NodeContext, RunShared
 from nodeloom.engine.plan import DEAD, PENDING, skip_reason
 from nodeloom.engine.topology import FlowPlan, PlannedNode
 from nodeloom.errors import CoercionError, ExpressionError, ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING
 from nodeloom.graph.coercion import coerce
-from nodeloom.plugins.contract import DataValue
+from nodeloom.plugins.contract import DataValue, InputRequest
 
 
 class FlowRun:
@@ -171,6 +172,9 @@ class FlowRun:
             return
         inputs, input_value = self._gather(node)
         context = NodeContext(self, node, input_value)
+        if shared.checkpoints is not None or node.pinned is not None:
+            await self._run_recorded(node, node_id, inputs, context)
+            return
         shared.emit("started", None, node_id, node.name, node.type)
         started = time.perf_counter()
         attempts = 1
@@ -181,31 +185,169 @@ class FlowRun:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            payload = error_payload(exc, node, node_id)
-            mode = node.on_error
-            shared.emit(
-                "error",
-                {
-                    "error": payload,
-                    "handled": mode != "stop",
-                    "attempts": getattr(exc, "attempts", attempts),
-                },
-                node_id,
-                node.name,
-                node.type,
-            )
-            if mode == "stop":
-                self._fail(payload)
+            _, outputs = self._failed(node, node_id, exc, attempts)
+            if outputs is None:
                 return
-            outputs = (
-                {node.main_port: {"error": payload}} if mode == "continue" else {"error": payload}
-            )
+        self._complete(node, node_id, outputs, usage, started)
+
+    def _failed(
+        self, node: PlannedNode, node_id: str, exc: Exception, attempts: int
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Report a node's failure: its error payload, and the outputs it takes per its
+        on_error (None: the run fails)."""
+        payload = error_payload(exc, node, node_id)
+        mode = node.on_error
+        self.shared.emit(
+            "error",
+            {
+                "error": payload,
+                "handled": mode != "stop",
+                "attempts": getattr(exc, "attempts", attempts),
+            },
+            node_id,
+            node.name,
+            node.type,
+        )
+        if mode == "stop":
+            self._fail(payload)
+            return payload, None
+        if mode == "continue":
+            return payload, {node.main_port: {"error": payload}}
+        return payload, {"error": payload}
+
+    def _complete(
+        self,
+        node: PlannedNode,
+        node_id: str,
+        outputs: dict[str, Any],
+        usage: dict[str, int] | None,
+        started: float,
+        **extra: Any,
+    ) -> None:
+        shared = self.shared
         self.outputs[node.index] = outputs
         completed = {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000}
         if usage:
             completed["usage"] = usage
             shared.add_usage(usage)
+        completed.update(extra)
         shared.emit("completed", completed, node_id, node.name, node.type)
+        self._settle(node, outputs)
+
+    async def _run_recorded(
+        self,
+        node: PlannedNode,
+        node_id: str,
+        inputs: dict[str, DataValue],
+        context: NodeContext,
+    ) -> None:
+        """A node of a recorded run, or a pinned node: the checkpoint hooks around it,
+        and replay of an execution already on record (docs/durable-runs.md)."""
+        shared = self.shared
+        checkpoints = shared.checkpoints
+        started = time.perf_counter()
+        values = {port: value.value for port, value in inputs.items()}
+        if node.pinned is not None:
+            outputs = dict(node.pinned)
+            if checkpoints is not None:
+                ticket = checkpoints.begin(node_id, node, values, {"pinned": outputs})
+                checkpoints.started(ticket, node, values)
+                checkpoints.finished(ticket, "completed", outputs, None, 0, None, None)
+            shared.emit("started", None, node_id, node.name, node.type)
+            self._complete(node, node_id, outputs, None, started, pinned=True)
+            return
+        assert checkpoints is not None
+        resolve_error: Exception | None = None
+        try:
+            data = self._resolve(node, context)
+        except Exception as exc:
+            data, resolve_error = dict(node.static), exc
+        ticket = checkpoints.begin(node_id, node, values, data)
+        prior = ticket.prior
+        if prior is not None and prior.done:
+            self._replay(node, prior)
+            return
+        in_flight = prior is not None  # it had started when the run stopped
+        if not (in_flight and prior.status == "waiting"):
+            shared.emit("started", None, node_id, node.name, node.type)
+        else:
+            context.quiet_wait = True  # its `started` and `waiting` are on record already
+        checkpoints.started(ticket, node, values)
+        context.ticket = ticket
+        before = snapshot_state(shared.state, shared.result)
+        attempts = 1
+        usage = None
+        try:
+            if resolve_error is not None:
+                raise resolve_error
+            if ticket.side_effects == "external":
+                if in_flight:
+                    await self._confirm_replay(node, context)
+                await checkpoints.barrier()
+            outputs, usage, attempts = await attempt_node(node, data, inputs, context, shared)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            error, failed = self._failed(node, node_id, exc, attempts)
+            checkpoints.finished(
+                ticket,
+                "failed",
+                failed,
+                error,
+                getattr(exc, "attempts", attempts),
+                None,
+                state_delta(before, shared.state, shared.result),
+            )
+            if failed is None:
+                return
+            self._complete(node, node_id, failed, None, started)
+            return
+        checkpoints.finished(
+            ticket,
+            "completed",
+            outputs,
+            None,
+            attempts,
+            usage,
+            state_delta(before, shared.state, shared.result),
+        )
+        self._complete(node, node_id, outputs, usage, started)
+
+    async def _confirm_replay(self, node: PlannedNode, context: NodeContext) -> None:
+        """An external node had started when its run stopped: it may have acted already.
+        Run it again only if the user said so (--replay-external, or approving here)."""
+        continuation = self.shared.continuation
+        if continuation is not None and continuation.replay_external:
+            return
+        answer = await context.wait_for_input(
+            InputRequest(
+                kind="approval",
+                prompt=f"'{node.name}' has external side effects and was running when the "
+                "run stopped: it may have acted already. Approve to run it again, reject to "
+                "fail it.",
+                value={"reason": "external_interrupted"},
+            )
+        )
+        if answer.get("decision") != "approve":
+            raise NodeError(
+                "not run again after the interruption (rejected); it may or may not have "
+                "acted. Re-run from this node once you have checked",
+                code="external_not_replayed",
+                retryable=False,
+            )
+
+    def _replay(self, node: PlannedNode, prior: Prior) -> None:
+        """An execution the record shows finished: take its outputs, usage and state
+        changes without running it or emitting its events again."""
+        shared = self.shared
+        outputs = prior.outputs or {}
+        if prior.usage:
+            shared.add_usage(prior.usage)
+        if prior.state_delta:
+            result = apply_delta(prior.state_delta, shared.state)
+            if result is not None:
+                shared.result = result
+        self.outputs[node.index] = outputs
         self._settle(node, outputs)
 
     def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any]:

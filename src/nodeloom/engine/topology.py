@@ -65,6 +65,8 @@ class PlannedNode:
     on_error: str
     retry: RetryPolicy | None
     timeout: float | None
+    side_effects: str = "pure"  # the node's setting, else its type's; wired tools: external
+    pinned: dict[str, Any] | None = None  # outputs used instead of executing the node
     each: bool = False  # activation each: runs once per delivered value, never joins
     bodies: dict[str, FlowPlan] = field(default_factory=dict)
     body_result: dict[str, int] = field(default_factory=dict)  # param -> result node index
@@ -140,8 +142,10 @@ def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
     for edge in edges:
         incoming[edge.target].append(edge.index)
         outgoing[edge.source].append(edge.index)
+    # Tools can do anything: an agent with tools wired in has external side effects.
+    tooled = {e.target for e in graph.edges if e.id in structural and e.target_handle == "tools"}
     nodes = [
-        _plan_node(i, checked, node.id, edges, incoming[i], outgoing[i], registry)
+        _plan_node(i, checked, node.id, edges, incoming[i], outgoing[i], registry, tooled)
         for i, node in enumerate(flow_nodes)
     ]
     names: dict[str, int] = {}
@@ -171,6 +175,7 @@ def _plan_node(
     in_edges: list[int],
     out_edges: list[int],
     registry: Registry,
+    tooled: set[str],
 ) -> PlannedNode:
     info = checked.infos[node_id]
     node, definition = info.node, info.definition
@@ -221,6 +226,9 @@ def _plan_node(
         on_error=node.data.get("on_error", "stop"),
         retry=parse_retry(node.data["retry"]) if "retry" in node.data else None,
         timeout=float(timeout) if isinstance(timeout, (int, float)) else None,
+        side_effects=node.data.get("side_effects")
+        or ("external" if node_id in tooled else definition.side_effects),
+        pinned=node.data.get("pinned"),
         each=node.data.get("activation") == "each",
     )
     for param, body in info.bodies.items():

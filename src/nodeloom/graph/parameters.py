@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -11,9 +11,14 @@ from typing import Any
 from nodeloom.errors import ExpressionSyntaxError, Issue
 from nodeloom.expressions import Template, compile_template, has_expression
 from nodeloom.graph.values import kind_of
-from nodeloom.plugins.contract import COMMON_PARAMETER_IDS, NodeDefinition, Parameter
+from nodeloom.plugins.contract import (
+    COMMON_PARAMETER_IDS,
+    SIDE_EFFECTS,
+    NodeDefinition,
+    Parameter,
+)
 
-SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, timeout, activation
+SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, activation, timeout, side_effects, pinned
 ON_ERROR_MODES = ("stop", "continue", "error_output")
 # Parameters never rendered as templates: source code (Python f-strings and JSONata objects
 # use `{{` themselves; code reads its data through its input) and inner graphs.
@@ -101,7 +106,37 @@ def settings_issues(data: Mapping[str, Any], where: str, definition: NodeDefinit
     retry = data.get("retry")
     if retry is not None:
         issues.extend(_retry_issues(retry, where))
+    side_effects = data.get("side_effects")
+    if side_effects is not None and side_effects not in SIDE_EFFECTS:
+        issues.append(
+            Issue(
+                "invalid_parameter",
+                f"side_effects is one of {', '.join(SIDE_EFFECTS)}, got {side_effects!r}",
+                node_id=where,
+                field="side_effects",
+            )
+        )
     return issues
+
+
+def pinned_issues(data: Mapping[str, Any], where: str, ports: Collection[str]) -> list[Issue]:
+    """A pinned output is an object of the node's output ports -> values."""
+    pinned = data.get("pinned")
+    if pinned is None:
+        return []
+    if not isinstance(pinned, dict) or not pinned:
+        message = (
+            "pinned is an object of output port -> value, e.g. "
+            '{"output": ...}; remove it to run the node again'
+        )
+    elif unknown := sorted(set(pinned) - set(ports)):
+        message = (
+            f"pinned names port(s) {', '.join(unknown)} the node does not have; "
+            f"its output ports: {', '.join(sorted(ports))}"
+        )
+    else:
+        return []
+    return [Issue("invalid_parameter", message, node_id=where, field="pinned")]
 
 
 def _retry_issues(retry: Any, where: str) -> list[Issue]:

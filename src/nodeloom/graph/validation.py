@@ -20,6 +20,7 @@ from nodeloom.graph.parameters import (
     SETTINGS,
     check_value,
     compile_templates,
+    pinned_issues,
     settings_issues,
 )
 from nodeloom.graph.sockets import can_connect, connection_refusal
@@ -177,6 +178,7 @@ def _check_node(node: Node, registry: Registry, prefix: str, issues: list[Issue]
     info.outputs = {port.id: port for port in definition.output_ports(node.data)}
     if node.data.get("on_error") == "error_output" and ERROR_PORT not in info.outputs:
         info.outputs[ERROR_PORT] = Port(ERROR_PORT, "data", "Error")
+    issues.extend(pinned_issues(node.data, where, info.outputs))
     return info
 
 

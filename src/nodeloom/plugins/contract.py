@@ -190,7 +190,23 @@ COMMON_PARAMETERS: tuple[Parameter, ...] = (
         minimum=0,
         description="Fail the node if it runs longer than this many seconds.",
     ),
+    Parameter(
+        "side_effects",
+        "enum",
+        "Side effects",
+        options=("pure", "idempotent", "external"),
+        description="Overrides the node type's declaration. After a crash an `external` node "
+        "that had started is not run again without a decision; pure and idempotent ones are.",
+    ),
+    Parameter(
+        "pinned",
+        "json",
+        "Pinned output",
+        description="An object of output port -> value. Runs use it instead of executing "
+        "the node (its `completed` event says `pinned: true`).",
+    ),
 )
+SIDE_EFFECTS: tuple[str, ...] = ("pure", "idempotent", "external")
 COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
 
 ERROR_PORT = "error"

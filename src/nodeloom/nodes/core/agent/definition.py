@@ -63,7 +63,7 @@ definition = NodeDefinition(
         Parameter("num_history_runs", "integer", "History turns", default=10, minimum=1),
         Parameter("tool_call_limit", "integer", "Tool call limit", minimum=1),
     ),
-    side_effects="external",
+    side_effects="idempotent",
     streaming=True,
     output_shape={"response": "string", "model": "string", "tokens_used": "object"},
 )

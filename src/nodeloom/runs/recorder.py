@@ -1,0 +1,253 @@
+"""The run recorder: the engine's event sink and checkpoint hooks, written to a Store.
+
+Nothing the engine does waits for the database, except an `external` node, which waits
+until everything before it is durable (`barrier`). Events and checkpoints are appended to
+buffers synchronously and a background task writes whatever has accumulated in one
+transaction (group commit): while a node runs, the previous nodes' records are written;
+a chain of fast nodes is written in a few large transactions. The buffers are cut only
+between the engine's synchronous steps, so every batch leaves a consistent prefix of the
+run in the store: a node's completion and its `completed` event land together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from nodeloom.engine.checkpoint import Ticket, input_hash
+from nodeloom.engine.events import EventSink, NullSink
+from nodeloom.plugins.contract import Event
+from nodeloom.runs.history import History
+from nodeloom.store import Store
+
+if TYPE_CHECKING:
+    from nodeloom.engine.topology import PlannedNode
+
+HEARTBEAT_SECONDS = 15.0
+
+
+class Recorder:
+    """Records one run. Use as `async with Recorder(store, run_id, sink=...) as recorder:`
+    and pass it to `Flow.run(sink=recorder, checkpoints=recorder)`. Events go on to `sink`
+    as they happen, whether or not they are written yet.
+
+    `history` (a resumed run): executions on record are replayed, not recorded again, and
+    skips on record are not reported again. `on_cancel` is called when another process
+    asks for the run to be cancelled (checked with each heartbeat); `on_failure` when the
+    store cannot be written (the run should stop: it is no longer recorded).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        *,
+        sink: EventSink | None = None,
+        history: History | None = None,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        on_cancel: Callable[[], None] | None = None,
+        on_failure: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.sink = sink or NullSink()
+        self.history = history
+        self.heartbeat = heartbeat
+        self.on_cancel = on_cancel
+        self.on_failure = on_failure
+        self.error: BaseException | None = None
+        self._events: list[Event] = []
+        self._nodes: list[dict[str, Any]] = []
+        self._handed = 0  # records handed to the writer
+        self._written = 0
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._executions: dict[str, int] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self._beat: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Recorder:
+        self._writer = asyncio.create_task(self._write_loop())
+        if self.heartbeat > 0:
+            self._beat = asyncio.create_task(self._beat_loop())
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Write everything handed over, then stop. Raises the store's error if a write
+        failed."""
+        if self._beat is not None:
+            self._beat.cancel()
+            await asyncio.gather(self._beat, return_exceptions=True)
+            self._beat = None
+        if self._writer is not None:
+            self._closing = True
+            self._wake.set()
+            await asyncio.gather(self._writer, return_exceptions=True)
+            self._writer = None
+        if self.error is not None:
+            raise self.error
+
+    async def flush(self) -> None:
+        """Wait until everything handed over so far is written."""
+        await self.barrier()
+
+    # -- EventSink ------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        if event.event_type == "skipped" and event.node_id is not None:
+            if self.history is not None and self.history.take_skip(event.node_id):
+                return  # replayed: reported and recorded the first time
+            self._nodes.append(
+                {
+                    "node_id": event.node_id,
+                    "execution": self._next(event.node_id),
+                    "status": "skipped",
+                    "node_name": event.node_name,
+                    "node_type": event.node_type,
+                    "started_at": _now(),
+                }
+            )
+            self._handed += 1
+        self.sink.emit(event)
+        self._events.append(event)
+        self._handed += 1
+        self._hand_over()
+
+    # -- Checkpoints ----------------------------------------------------------------------
+
+    def begin(
+        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> Ticket:
+        digest = input_hash(node, inputs, data)
+        match = self.history.match(node_id, digest) if self.history is not None else None
+        if match is None:
+            return Ticket(node_id, self._next(node_id), digest, node.side_effects)
+        execution, prior = match
+        return Ticket(node_id, execution, digest, node.side_effects, prior)
+
+    def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
+        fields: dict[str, Any] = {"status": "started", "finished_at": None}
+        if ticket.prior is None:  # taken up again: it keeps the time it first started
+            fields.update(
+                node_name=node.name,
+                node_type=node.type,
+                inputs=dict(inputs),
+                input_hash=ticket.input_hash,
+                side_effects=ticket.side_effects,
+                started_at=_now(),
+            )
+        self._node(ticket, **fields)
+
+    def waiting(self, ticket: Ticket) -> None:
+        self._node(ticket, status="waiting")
+
+    def resumed(self, ticket: Ticket) -> None:
+        self._node(ticket, status="started")
+
+    def finished(
+        self,
+        ticket: Ticket,
+        status: str,
+        outputs: Mapping[str, Any] | None,
+        error: Mapping[str, Any] | None,
+        attempts: int,
+        usage: Mapping[str, int] | None,
+        state_delta: Mapping[str, Any] | None,
+    ) -> None:
+        self._node(
+            ticket,
+            status=status,
+            outputs=outputs,
+            error=error,
+            attempts=attempts,
+            usage=usage,
+            state_delta=state_delta,
+            finished_at=_now(),
+        )
+
+    async def barrier(self) -> None:
+        if self.error is not None:
+            raise self.error
+        target = self._handed
+        if self._written >= target:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._waiters.append((target, future))
+        self._wake.set()
+        await future
+
+    # -- writing --------------------------------------------------------------------------
+
+    def _node(self, ticket: Ticket, **fields: Any) -> None:
+        self._nodes.append({"node_id": ticket.node_id, "execution": ticket.execution, **fields})
+        self._handed += 1
+        self._hand_over()
+
+    def _next(self, node_id: str) -> int:
+        last = self._executions.get(node_id)
+        if last is None:
+            last = self.history.last_execution(node_id) if self.history is not None else 0
+        self._executions[node_id] = last + 1
+        return last + 1
+
+    def _hand_over(self) -> None:
+        if not self._wake.is_set():
+            self._wake.set()
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._events or self._nodes:
+                events, self._events = self._events, []
+                nodes, self._nodes = self._nodes, []
+                handed = self._handed
+                try:
+                    await self.store.write_batch(self.run_id, events=events, nodes=nodes)
+                except Exception as exc:
+                    self._failed(exc)
+                    return
+                self._written = handed
+                self._release()
+            if self._closing:
+                return
+
+    def _release(self) -> None:
+        still = []
+        for target, future in self._waiters:
+            if target <= self._written:
+                if not future.done():
+                    future.set_result(None)
+            else:
+                still.append((target, future))
+        self._waiters = still
+
+    def _failed(self, exc: BaseException) -> None:
+        self.error = exc
+        for _, future in self._waiters:
+            if not future.done():
+                future.set_exception(exc)
+        self._waiters = []
+        print(f"nodeloom: run {self.run_id} can no longer be recorded: {exc}", file=sys.stderr)
+        if self.on_failure is not None:
+            self.on_failure(exc)
+
+    async def _beat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
+                await self.store.heartbeat(self.run_id)
+                if self.on_cancel is not None and await self.store.cancel_requested(self.run_id):
+                    self.on_cancel()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
