@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,64 @@ def spawn() -> Callable[..., subprocess.Popen[str]]:
         )
 
     return start
+
+
+class Terminal:
+    """`nodeloom ARGS...` with a pseudo-terminal as its stdin and stderr, so that it asks
+    there; `transcript` holds what it wrote to the terminal so far."""
+
+    def __init__(self, *args: str) -> None:
+        leader, follower = pty.openpty()
+        self.leader = leader
+        self.transcript = ""
+        self.process = subprocess.Popen(
+            [nodeloom_executable(), *args],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            text=True,
+            encoding="utf-8",
+            env=cli_environment(),
+        )
+        os.close(follower)
+        self.closed = False
+
+    def read_until(self, text: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.transcript and time.monotonic() < deadline:
+            self.transcript += os.read(self.leader, 4096).decode(errors="replace")
+        assert text in self.transcript, self.transcript
+
+    def type(self, line: str) -> None:
+        os.write(self.leader, line.encode() + b"\n")
+
+    def finish(self, timeout: float = 30) -> tuple[int, str]:
+        """Wait for the end: the exit code and what went to stdout."""
+        out, _ = self.process.communicate(timeout=timeout)
+        self.close()
+        return self.process.returncode, out
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if not self.closed:
+            os.close(self.leader)
+            self.closed = True
+
+
+@pytest.fixture
+def terminal() -> Iterator[Callable[..., Terminal]]:
+    """Start `nodeloom ARGS...` at a pseudo-terminal (see Terminal); killed if left running."""
+    started: list[Terminal] = []
+
+    def start(*args: str) -> Terminal:
+        started.append(Terminal(*args))
+        return started[-1]
+
+    yield start
+    for each in started:
+        each.close()
 
 
 @pytest.fixture

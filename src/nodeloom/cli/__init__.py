@@ -11,12 +11,15 @@ from nodeloom import __version__
 
 COMMANDS = {
     "run": "nodeloom.cli.run:run_command",
+    "runs": "nodeloom.cli.runs:runs_command",
     "validate": "nodeloom.cli.validate:validate_command",
     "nodes": "nodeloom.cli.nodes:nodes_command",
     "plan": "nodeloom.cli.plan:plan_command",
     "convert": "nodeloom.cli.convert:convert_command",
     "chat": "nodeloom.cli.chat:chat_command",
     "mock-llm": "nodeloom.testing.mock_llm.cli:mock_llm_command",
+    "serve": "nodeloom.server.command:serve_command",
+    "token": "nodeloom.server.command:token_command",
 }
 
 

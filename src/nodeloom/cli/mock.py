@@ -7,9 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import click
+
 from nodeloom.errors import GraphError, Issue
 
 _VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+
+mock_llm_option = click.option(
+    "--mock-llm",
+    "mock_script",
+    type=click.Path(),
+    help="Serve this mock LLM script and point OpenAI-protocol models at it "
+    "(test a flow offline, without spending tokens).",
+)
 
 
 @asynccontextmanager

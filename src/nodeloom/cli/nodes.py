@@ -1,10 +1,9 @@
 from __future__ import annotations
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from nodeloom.cli.output import json_line
+from nodeloom.cli.output import json_line, stdout_console
 from nodeloom.plugins.registry import default_registry
 
 
@@ -16,7 +15,7 @@ def nodes_command(as_json: bool) -> None:
     if as_json:
         json_line(registry.to_json())
         return
-    console = Console(highlight=False)
+    console = stdout_console()
     table = Table("type", "name", "category", "mode", "side effects", "origin", "load ms")
     for type_id in registry.types:
         found = registry.found(type_id)
@@ -31,10 +30,6 @@ def nodes_command(as_json: bool) -> None:
             found.origin,
             f"{found.load_ms:.1f}",
         )
-    if not console.is_terminal:
-        # Fit a terminal; in a pipe keep every cell and line whole, so type ids and
-        # failures can be grepped whatever the width (or the stdin) of the caller.
-        console.width = 10_000
     console.print(table)
     for failure in registry.failures:
         console.print(

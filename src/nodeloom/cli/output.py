@@ -14,6 +14,15 @@ from nodeloom.graph.values import json_default
 from nodeloom.plugins.contract import Event
 
 
+def stdout_console() -> Console:
+    """A console for tables and reports on stdout. In a pipe it keeps every cell and line
+    whole, so ids and messages can be grepped whatever the width (or stdin) of the caller."""
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = 10_000
+    return console
+
+
 def json_line(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, default=json_default, ensure_ascii=False) + "\n")
     sys.stdout.flush()

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import sys
 import uuid
 from pathlib import Path
@@ -10,25 +9,32 @@ from typing import Any
 
 import click
 
-from nodeloom.cli.answers import answer_in_terminal, parse_responses
+from nodeloom.cli.answers import answer_in_terminal, parse_responses, respond_option
+from nodeloom.cli.foreground import (
+    end_names,
+    event_sink,
+    exit_on_error,
+    finish,
+    foreground,
+    json_option,
+    recorded,
+)
 from nodeloom.cli.format_options import format_options
-from nodeloom.cli.mock import mock_llm
-from nodeloom.cli.output import Progress, invalid_line, json_line, preview
+from nodeloom.cli.mock import mock_llm_option
+from nodeloom.cli.output import Progress
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import CallbackSink
 from nodeloom.engine.flow import Flow, load
-from nodeloom.engine.result import EXIT_CODES, EXIT_INVALID, RunResult, RunStatus
+from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import GraphError, Issue
 from nodeloom.formats import FormatOptions
-from nodeloom.plugins.contract import Event
+from nodeloom.store import Store
 
 
 @click.command("run")
 @click.argument("file", type=click.Path())
 @click.option("--input", "message", help="The turn's message (Chat Start outputs it).")
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON object per event, then a result line."
-)
+@json_option
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -58,26 +64,18 @@ from nodeloom.plugins.contract import Event
     "expressions read them as $trigger.inputs.",
 )
 @format_options
-@click.option(
-    "--respond",
-    "responses",
-    multiple=True,
-    metavar="NODE=ANSWER",
-    help="Answer a waiting node ahead of time (repeatable): NODE is an id or name, ANSWER is "
-    'JSON or a word, e.g. Approve=yes or \'Approve={"decision": "reject", "note": "no"}\'.',
-)
-@click.option(
-    "--mock-llm",
-    "mock_script",
-    type=click.Path(),
-    help="Serve this mock LLM script and point OpenAI-protocol models at it "
-    "(test a flow offline, without spending tokens).",
-)
+@respond_option
+@mock_llm_option
 @click.option(
     "--outputs",
     "outputs_file",
     type=click.Path(),
     help="JSON file of node name -> {port: value} for --from.",
+)
+@click.option(
+    "--ephemeral",
+    is_flag=True,
+    help="Do not record the run in the run store (it cannot be resumed or inspected later).",
 )
 def run_command(
     file: str,
@@ -93,13 +91,15 @@ def run_command(
     responses: tuple[str, ...],
     mock_script: str | None,
     outputs_file: str | None,
+    ephemeral: bool,
 ) -> None:
-    """Run the graph in FILE once, showing each node's progress.
+    """Run the graph in FILE once, showing each node's progress. The run is recorded in
+    the run store (see `nodeloom runs`) unless --ephemeral.
 
     Exit codes: 0 completed, 1 failed, 2 invalid input, 3 paused, 4 cancelled.
     """
     progress = Progress()
-    try:
+    with exit_on_error(progress, as_json, "--ephemeral runs without recording the run"):
         if (from_node is None) != (outputs_file is None):
             raise GraphError([Issue("invalid_request", "--from and --outputs go together")])
         outputs = _read_outputs(outputs_file) if outputs_file else None
@@ -112,13 +112,12 @@ def run_command(
             max_steps=max_steps or flow.default_settings().max_steps,
             timeout=timeout,
         )
-        sink = CallbackSink(_json_event if as_json else progress.emit)
         result = asyncio.run(
             _run(
                 flow,
                 message,
                 trigger,
-                sink,
+                event_sink(as_json, progress),
                 settings,
                 target,
                 from_node,
@@ -126,19 +125,10 @@ def run_command(
                 mock_script,
                 answers,
                 interactive,
+                not ephemeral,
             )
         )
-    except GraphError as exc:
-        if as_json:
-            json_line(invalid_line(exc.issues))
-        else:
-            progress.issues(exc.issues)
-        raise SystemExit(EXIT_INVALID) from None
-    if as_json:
-        json_line(result.to_json())
-    else:
-        _summary(flow, result, progress)
-    raise SystemExit(EXIT_CODES[result.status])
+    finish(result, as_json, progress, end_names(flow), resumable=not ephemeral)
 
 
 async def _run(
@@ -153,45 +143,36 @@ async def _run(
     mock_script: str | None,
     answers: dict[str, list[Any]],
     interactive: bool,
+    record: bool,
 ) -> RunResult:
     run_id = uuid.uuid4().hex
+    arguments: dict[str, Any] = {
+        "trigger": trigger,
+        "sink": sink,
+        "settings": settings,
+        "target": target,
+        "from_node": from_node,
+        "outputs": outputs,
+        "run_id": run_id,
+        "answers": answers,
+    }
 
     async def go() -> RunResult:
-        result = await flow.run(
-            message,
-            trigger=trigger,
-            sink=sink,
-            settings=settings,
-            target=target,
-            from_node=from_node,
-            outputs=outputs,
-            run_id=run_id,
-            answers=answers,
-        )
-        if interactive and result.status is RunStatus.PAUSED:
-            result = await answer_in_terminal(flow, result)
-        return result
-
-    async with mock_llm(mock_script), flow:
-        task = asyncio.create_task(go())
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        try:
-            return await task
-        except (asyncio.CancelledError, EOFError):
-            return RunResult(
-                run_id,
-                RunStatus.CANCELLED,
-                error={"code": "cancelled", "message": "the run was cancelled"},
+        if not record:
+            result = await flow.run(message, **arguments)
+            if interactive and result.status is RunStatus.PAUSED:
+                result = await answer_in_terminal(flow.resume, result)
+            return result
+        async with await Store.open() as store:
+            return await recorded(
+                store,
+                lambda service: service.start(flow, message, hold=interactive, **arguments),
+                interactive,
+                flow.registry,
             )
-        finally:
-            loop.remove_signal_handler(signal.SIGINT)
-            loop.remove_signal_handler(signal.SIGTERM)
 
-
-def _json_event(event: Event) -> None:
-    json_line(event.to_json())
+    async with flow:
+        return await foreground(go, run_id, mock_script)
 
 
 def _read_inputs(text: str) -> dict[str, Any]:
@@ -224,24 +205,3 @@ def _read_outputs(path: str) -> dict[str, Any]:
             ]
         )
     return document
-
-
-def _summary(flow: Flow, result: RunResult, progress: Progress) -> None:
-    console = progress.console
-    colour = {"completed": "green", "failed": "red", "cancelled": "yellow"}.get(
-        result.status.value, "white"
-    )
-    console.print(
-        f"\n[{colour}]Run {result.status.value}[/] in {result.duration_ms:.1f} ms "
-        f"({result.steps} node executions)"
-    )
-    if result.error:
-        console.print(f"[red]{result.error.get('message')}[/]")
-    if result.result is not None:
-        click.echo(f"result: {preview(result.result, 4000)}")
-        return
-    ends = {flow.plan.nodes[i].name for i in flow.plan.sinks}
-    for name, ports in result.outputs.items():
-        if name in ends:
-            for port, value in ports.items():
-                click.echo(f"{name}.{port}: {preview(value, 2000)}")
