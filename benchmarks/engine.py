@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import agents, floors, graphs
+from benchmarks import agents, checkpoints, floors, graphs
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -259,7 +259,14 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     verdicts = [verdict for _, verdict in results]
     _say(progress, "agent turns")
     agent_figures, agent_verdicts = await agents.agent_turns(sizes.agent_turns)
-    return figures + agent_figures, verdicts + agent_verdicts
+    _say(progress, "checkpoints")
+    store_figures, store_verdicts = await checkpoints.checkpoints(
+        sizes.chains[-2] if len(sizes.chains) > 1 else sizes.chains[0], sizes.repeat
+    )
+    return (
+        figures + agent_figures + store_figures,
+        verdicts + agent_verdicts + store_verdicts,
+    )
 
 
 def _say(progress: bool, name: str) -> None:

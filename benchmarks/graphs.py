@@ -32,6 +32,15 @@ def trivial_chain(n: int) -> dict[str, Any]:
     return chain(node("start", "chat-start"), *merges)
 
 
+def passing_chain(n: int) -> dict[str, Any]:
+    """N nodes in a line: the trigger, then N - 1 Sleep(0) nodes that pass the trigger's
+    data on unchanged (each yields to the event loop once, as a node doing I/O would).
+    Every node's record is the same size, wherever it sits in the chain; a Merge chain
+    nests its value one level deeper per node, so its records grow along the chain."""
+    sleeps = [node(f"s{i}", "sleep", seconds=0) for i in range(1, n)]
+    return chain(node("start", "chat-start"), *sleeps)
+
+
 def fan_out(branches: int, seconds: float) -> dict[str, Any]:
     """The trigger wired to `branches` Sleep nodes, each awaiting `seconds`."""
     sleeps = [node(f"s{i}", "sleep", seconds=seconds) for i in range(branches)]

@@ -25,6 +25,8 @@ TARGETS = {
     5: "What nodeloom adds to an agent turn compared with calling the same Agno agent "
     "directly against the scripted server: ≤ 5 ms per turn",
     6: "What nodeloom adds to time-to-first-token: ≤ 2 ms",
+    7: "Recording a run (events and a checkpoint per node) on SQLite, on a 1,000-node "
+    "chain: ≤ 0.3 ms per node; Postgres and storage bytes per node reported",
 }
 
 TIMES = "\N{MULTIPLICATION SIGN}"  # the unit of a ratio
