@@ -1,0 +1,80 @@
+"""The FastAPI application: `create_app(config)`.
+
+The store is opened when the server starts (lifespan) and closed when it stops; runs
+still going then are cancelled. Every /api route needs a bearer token unless `dev`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from pydantic import BaseModel
+
+from nodeloom import __version__
+from nodeloom.plugins.registry import Registry, default_registry
+from nodeloom.runs import RunService
+from nodeloom.server.auth import require_token
+from nodeloom.server.broadcast import Broadcaster
+from nodeloom.server.config import ServerConfig
+from nodeloom.server.errors import install_error_handlers
+from nodeloom.server.limits import BodyLimit
+from nodeloom.server.routes import events, flows, nodes, runs, websocket
+from nodeloom.server.routes import openai as openai_routes
+from nodeloom.server.runtime import Launcher, ServerState
+from nodeloom.server.tokens import TokenStore
+from nodeloom.store import Store
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+def create_app(config: ServerConfig | None = None, *, registry: Registry | None = None) -> FastAPI:
+    config = config or ServerConfig()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = await Store.open(config.database_url)
+        found = registry or default_registry()
+        broadcaster = Broadcaster()
+        state = ServerState(
+            config=config,
+            store=store,
+            registry=found,
+            runs=RunService(store, found),
+            tokens=TokenStore(config.tokens_file),
+            broadcaster=broadcaster,
+            launcher=Launcher(broadcaster),
+        )
+        app.state.nodeloom = state
+        try:
+            yield
+        finally:
+            try:
+                await state.aclose()
+            finally:
+                await store.close()
+
+    app = FastAPI(
+        title="nodeloom",
+        version=__version__,
+        description="Saved flows, runs and their live events. See docs/api.md.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+
+    @app.get("/health", response_model=Health, tags=["server"])
+    async def health() -> Health:
+        """Whether the server is up (no token needed: for load balancers)."""
+        return Health(status="ok", version=__version__)
+
+    protected = [Depends(require_token)]
+    for router in (nodes.router, flows.router, runs.router, events.router):
+        app.include_router(router, dependencies=protected)
+    app.include_router(openai_routes.router, dependencies=protected)
+    app.include_router(websocket.router)  # checks the token itself (header or ?token=)
+    return app

@@ -1,0 +1,144 @@
+"""Runs of saved flows: start in the background, list, inspect, cancel, resume, re-run."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+from nodeloom.engine.events import EventSink
+from nodeloom.server.models import (
+    RerunRequest,
+    ResumeRequest,
+    RunAccepted,
+    RunDetail,
+    RunList,
+    RunModel,
+    RunStart,
+    RunState,
+)
+from nodeloom.server.routes.responses import errors
+from nodeloom.server.runtime import ServerState, State
+
+router = APIRouter(tags=["runs"])
+
+
+@router.post(
+    "/api/flows/{flow_id}/runs",
+    status_code=202,
+    response_model=RunAccepted,
+    responses=errors(404),
+)
+async def start_run(flow_id: str, body: RunStart, request: Request, state: State) -> JSONResponse:
+    """Run a saved flow (its latest version, or `version`) in the background. Answers
+    202 as soon as the run has started; follow it at `events_url`. A trigger the flow
+    refuses is 422 (the run is recorded as failed)."""
+    saved = await state.store.get_flow(flow_id, body.version)
+    flow = state.flow(saved.flow_id, saved.version, saved.document)
+    run_id = uuid.uuid4().hex
+
+    def begin(sink: EventSink) -> Any:
+        return state.runs.start(
+            flow,
+            body.message,
+            trigger=body.trigger,
+            sink=sink,
+            chat_id=body.chat_id,
+            run_id=run_id,
+            flow_id=saved.flow_id,
+            flow_version=saved.version,
+        )
+
+    return await _accepted(state, request, await state.launcher.launch(begin, run_id))
+
+
+@router.get("/api/runs", response_model=RunList, responses=errors())
+async def list_runs(
+    state: State,
+    status: Annotated[
+        list[RunState] | None, Query(description="one or several (repeat it)")
+    ] = None,
+    flow_id: str | None = None,
+    chat_id: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    """Runs, the newest first."""
+    records = await state.store.list_runs(
+        status=status or None, flow_id=flow_id, chat_id=chat_id, limit=limit, offset=offset
+    )
+    return {"runs": [r.to_json() for r in records], "limit": limit, "offset": offset}
+
+
+@router.get("/api/runs/{run_id}", response_model=RunDetail, responses=errors(404))
+async def get_run(run_id: str, state: State) -> dict[str, Any]:
+    """A run's record and its timeline: each node execution, with inputs and outputs."""
+    record = await state.store.get_run(run_id)
+    timeline = await state.store.node_executions(run_id)
+    return {**record.to_json(), "timeline": [row.to_json() for row in timeline]}
+
+
+@router.post("/api/runs/{run_id}/cancel", response_model=RunModel, responses=errors(404, 409))
+async def cancel_run(run_id: str, state: State) -> dict[str, Any]:
+    """Cancel a running, paused or interrupted run (409 if it has ended). A run executed
+    by another process is asked to stop: it does within a heartbeat."""
+    record = await state.runs.cancel(run_id)
+    if record.status == "running":  # running here: its launch records the cancellation
+        await state.launcher.settle(run_id)
+        record = await state.store.get_run(run_id)
+    return record.to_json()
+
+
+@router.post(
+    "/api/runs/{run_id}/resume",
+    status_code=202,
+    response_model=RunAccepted,
+    responses=errors(404, 409),
+)
+async def resume_run(
+    run_id: str, body: ResumeRequest, request: Request, state: State
+) -> JSONResponse:
+    """Continue a paused or interrupted run in the background, answering waiting nodes
+    with `answers`. 409 if the run is in another state."""
+
+    def begin(sink: EventSink) -> Any:
+        return state.runs.resume(
+            run_id,
+            answers=body.answers or None,
+            replay_external=body.replay_external,
+            sink=sink,
+        )
+
+    await state.store.get_run(run_id)  # 404 before anything starts
+    # The channel joins on the first event: only once the run is really resumed here.
+    return await _accepted(state, request, await state.launcher.launch(begin))
+
+
+@router.post(
+    "/api/runs/{run_id}/rerun",
+    status_code=202,
+    response_model=RunAccepted,
+    responses=errors(404),
+)
+async def rerun(run_id: str, body: RerunRequest, request: Request, state: State) -> JSONResponse:
+    """A new run of the same graph and trigger, running `from_node` and what follows it
+    and taking every other node's outputs from this run. Answers with the new run."""
+
+    def begin(sink: EventSink) -> Any:
+        return state.runs.rerun(run_id, body.from_node, sink=sink)
+
+    return await _accepted(state, request, await state.launcher.launch(begin))
+
+
+async def _accepted(state: ServerState, request: Request, run_id: str) -> JSONResponse:
+    record = await state.store.get_run(run_id)
+    run_url = str(request.url_for("get_run", run_id=run_id).path)
+    body = RunAccepted(
+        run_id=run_id,
+        status=record.status,
+        run_url=run_url,
+        events_url=f"{run_url}/events",
+    )
+    return JSONResponse(body.model_dump(), status_code=202)

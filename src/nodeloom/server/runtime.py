@@ -1,0 +1,109 @@
+"""What a running server holds: the store, the run service, the live channels, the runs
+it executes in the background. Opened by the app's lifespan, closed at shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from nodeloom.engine.events import EventSink
+from nodeloom.engine.flow import Flow, load
+from nodeloom.engine.result import RunResult
+from nodeloom.plugins.registry import Registry
+from nodeloom.runs import RunService
+from nodeloom.server.broadcast import Broadcaster, Channel
+from nodeloom.server.config import ServerConfig
+from nodeloom.server.tokens import TokenStore
+from nodeloom.store import Store
+
+log = logging.getLogger("nodeloom.server")
+
+Begin = Callable[[EventSink], Awaitable[RunResult]]
+
+
+class Launcher:
+    """Runs launches (start, resume, re-run) as background tasks, each with a Channel."""
+
+    def __init__(self, broadcaster: Broadcaster) -> None:
+        self.broadcaster = broadcaster
+        self._tasks: set[asyncio.Task[RunResult]] = set()
+        self._by_run: dict[str, asyncio.Task[RunResult]] = {}
+
+    async def launch(self, begin: Begin, run_id: str | None = None) -> str:
+        """Start `begin(sink)` in the background and return its run id once the run has
+        emitted its first event. If it ends first, its outcome (or its error: a run in the
+        wrong state, an invalid trigger) is the answer."""
+        channel = Channel(self.broadcaster, run_id)
+        task = asyncio.create_task(begin(channel))
+        self._tasks.add(task)
+        task.add_done_callback(lambda done: self._ended(done, channel))
+        await asyncio.wait({task, channel.first}, return_when=asyncio.FIRST_COMPLETED)
+        if channel.first.done() and not channel.first.cancelled():
+            started = channel.first.result().run_id
+            if not task.done():
+                self._by_run[started] = task
+            return started
+        return (await task).run_id
+
+    async def settle(self, run_id: str, timeout: float = 10.0) -> None:
+        """Wait (up to `timeout`) until the launch of `run_id` in this process, if any, has
+        ended and recorded its outcome."""
+        task = self._by_run.get(run_id)
+        if task is not None:
+            await asyncio.wait({task}, timeout=timeout)
+
+    def _ended(self, task: asyncio.Task[RunResult], channel: Channel) -> None:
+        self._tasks.discard(task)
+        if channel.run_id is not None and self._by_run.get(channel.run_id) is task:
+            del self._by_run[channel.run_id]
+        channel.close()
+        if not task.cancelled() and (error := task.exception()) is not None:
+            log.warning("run %s ended with an error: %s", channel.run_id, error)
+
+    async def aclose(self) -> None:
+        """Cancel the runs still going (they are recorded as cancelled)."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@dataclass
+class ServerState:
+    config: ServerConfig
+    store: Store
+    registry: Registry
+    runs: RunService
+    tokens: TokenStore
+    broadcaster: Broadcaster
+    launcher: Launcher
+    _flows: dict[tuple[str, int], Flow] = field(default_factory=dict)
+
+    def flow(self, flow_id: str, version: int, document: dict[str, Any]) -> Flow:
+        """The compiled flow of a saved version (versions never change: compiled once)."""
+        key = (flow_id, version)
+        flow = self._flows.get(key)
+        if flow is None:
+            flow = self._flows[key] = load(document, registry=self.registry)
+        return flow
+
+    async def aclose(self) -> None:
+        await self.launcher.aclose()
+        await self.runs.aclose()
+        for flow in self._flows.values():
+            await flow.aclose()
+        self._flows.clear()
+
+
+def server_state(request: Request) -> ServerState:
+    """The FastAPI dependency that hands a route the server's state."""
+    state: ServerState = request.app.state.nodeloom
+    return state
+
+
+State = Annotated[ServerState, Depends(server_state)]
