@@ -6,6 +6,7 @@ still going then are cancelled. Every /api route needs a bearer token unless `de
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -23,6 +24,7 @@ from nodeloom.server.limits import BodyLimit
 from nodeloom.server.routes import events, flows, nodes, runs, websocket
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
+from nodeloom.server.seed import import_flows
 from nodeloom.server.tokens import TokenStore
 from nodeloom.store import Store
 
@@ -39,6 +41,9 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(config.database_url)
         found = registry or default_registry()
+        if config.flows:
+            for saved in await import_flows(store, found, config.flows):
+                print(f"nodeloom serve: saved flow {saved}", file=sys.stderr)
         broadcaster = Broadcaster()
         state = ServerState(
             config=config,

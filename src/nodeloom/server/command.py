@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -26,7 +27,17 @@ GRACE_SECONDS = 5
     type=click.FloatRange(min=0, min_open=True),
     help="Largest request body accepted (413 above it).",
 )
-def serve_command(host: str, port: int, dev: bool, max_body_mb: float) -> None:
+@click.option(
+    "--flows",
+    "flow_paths",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A graph file, or a folder of them, to save as flows at start-up (repeatable); "
+    "a flow of the same name gets a new version only if the file changed.",
+)
+def serve_command(
+    host: str, port: int, dev: bool, max_body_mb: float, flow_paths: tuple[Path, ...]
+) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
     if dev and not is_loopback(host):
@@ -41,7 +52,7 @@ def serve_command(host: str, port: int, dev: bool, max_body_mb: float) -> None:
 
     from nodeloom.server.app import create_app
 
-    config = ServerConfig(dev=dev, max_body_bytes=int(max_body_mb * 1024 * 1024))
+    config = ServerConfig(dev=dev, max_body_bytes=int(max_body_mb * 1024 * 1024), flows=flow_paths)
     if dev:
         click.echo("nodeloom serve: --dev: authentication is OFF (loopback only)", err=True)
     elif not TokenStore(config.tokens_file).list():

@@ -15,12 +15,14 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 class ServerConfig:
     """`dev`: no authentication (only on a loopback address, see `nodeloom serve`).
     `database_url`: the run store's (None: NODELOOM_DATABASE_URL or the default SQLite
-    file). `tokens_file`: where API tokens are kept (default `<data dir>/tokens.json`)."""
+    file). `tokens_file`: where API tokens are kept (default `<data dir>/tokens.json`).
+    `flows`: graph files (or folders of them) saved as flows at start-up (see seed.py)."""
 
     dev: bool = False
     database_url: str | None = None
     tokens_file: Path = field(default_factory=lambda: data_dir() / "tokens.json")
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    flows: tuple[Path, ...] = ()  # graph files or folders saved as flows at start-up
 
 
 def is_loopback(host: str) -> bool:
