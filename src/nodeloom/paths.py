@@ -8,6 +8,7 @@ from pathlib import Path
 import platformdirs
 
 from nodeloom.plugins.contract import Services
+from nodeloom.secrets import Vault
 
 
 def data_dir() -> Path:
@@ -17,4 +18,6 @@ def data_dir() -> Path:
 
 def default_services() -> Services:
     root = data_dir()
-    return Services(data_dir=root, session_db_file=root / "agent_sessions.db")
+    return Services(
+        data_dir=root, session_db_file=root / "agent_sessions.db", credentials=Vault(root)
+    )

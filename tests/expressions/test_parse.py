@@ -99,7 +99,10 @@ def test_an_unbalanced_object_is_pointed_out_when_the_expression_is_unclosed() -
 def test_an_unknown_name_lists_the_names_available() -> None:
     message = syntax_error("{{ foo }}")
     assert message.startswith("unknown name 'foo' at column 4")
-    assert "names available: $json, input, $trigger, $vars, $loop, $run, $('Node name')" in message
+    assert (
+        "names available: $json, input, $trigger, $vars, $loop, $run, $credentials, "
+        "$('Node name')" in message
+    )
 
 
 def test_an_unknown_name_suggests_a_close_root() -> None:

@@ -20,6 +20,7 @@ COMMANDS = {
     "mock-llm": "nodeloom.testing.mock_llm.cli:mock_llm_command",
     "serve": "nodeloom.server.command:serve_command",
     "token": "nodeloom.server.command:token_command",
+    "credentials": "nodeloom.cli.credentials:credentials_command",
 }
 
 

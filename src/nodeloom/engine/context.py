@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.human import NO_ANSWER, AnswerError, HumanInput, Waiter, normalize_answer
 from nodeloom.engine.plan import DEAD, PENDING
+from nodeloom.engine.redaction import Redactor
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
@@ -49,6 +50,7 @@ class RunShared:
         "continuation",
         "http",
         "human",
+        "redactor",
         "result",
         "run_id",
         "seq",
@@ -75,6 +77,7 @@ class RunShared:
     ) -> None:
         self.services = services
         self.built = built
+        self.redactor = Redactor()  # the credential values this run has resolved
         self.human: HumanInput | None = None  # set for plans with nodes that may wait
         self.checkpoints: Checkpoints | None = None  # set for recorded runs
         self.continuation: Continuation | None = None  # set for a resumed recorded run
@@ -288,6 +291,8 @@ class NodeContext:
             return run.loop
         if name == "$run":
             return {"id": self.run_id, "chat_id": self.chat_id}
+        if name == "$credentials":
+            return _Credentials(self.run.shared)
         raise KeyError(name)
 
     def node(self, ref: str) -> NodeOutput:
@@ -305,6 +310,39 @@ class NodeContext:
                 return NodeOutput(planned.name, outputs.get(planned.main_port, MISSING), outputs)
             run = run.parent
         raise ExpressionEvalError(f"there is no node '{ref}' in this graph")
+
+
+class _Credentials(Mapping[str, str]):
+    """`$credentials`: each name is read from the vault when used (and its value is then
+    redacted from everything the run reports). Names are not listed."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: RunShared) -> None:
+        self.shared = shared
+
+    def __contains__(self, name: object) -> bool:
+        return True  # an unknown name fails in __getitem__, with how to add it
+
+    def __getitem__(self, name: str) -> str:
+        services = self.shared.services
+        source = services.credentials if services is not None else None
+        if source is None:
+            raise ExpressionEvalError(
+                f"$credentials.{name}: this run has no credential vault (Services.credentials)"
+            )
+        try:
+            value = source.get(name)
+        except Exception as exc:  # unknown (LookupError) or a wrong key: the message says
+            raise ExpressionEvalError(f"$credentials.{name}: {exc}") from None
+        self.shared.redactor.add(value)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
 class _Overlay:

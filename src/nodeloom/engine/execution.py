@@ -18,6 +18,7 @@ from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings, RunShared
 from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.engine.human import HumanInput
+from nodeloom.engine.redaction import RedactingCheckpoints, RedactingSink
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.engine.run import FlowRun
 from nodeloom.engine.topology import FlowPlan
@@ -61,7 +62,11 @@ class Execution:
             chat_id,
             services,
         )
-        shared.checkpoints = checkpoints
+        # Events and checkpoints leave the engine with credential values masked.
+        shared.sink = RedactingSink(sink, shared.redactor)
+        shared.checkpoints = (
+            RedactingCheckpoints(checkpoints, shared.redactor) if checkpoints is not None else None
+        )
         shared.continuation = continuation
         if continuation is not None:
             shared.seq = continuation.last_seq
@@ -198,17 +203,18 @@ class Execution:
             shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
         elif shared.human is not None:
             waiting = shared.human.describe()
+        redact = shared.redactor.redact
         return RunResult(
             shared.run_id,
             status,
-            outputs,
-            error,
+            redact(outputs),
+            redact(error),
             duration,
             shared.steps,
             usage,
-            waiting=waiting,
-            state=dict(shared.state),
-            result=shared.result,
+            waiting=redact(waiting),
+            state=redact(dict(shared.state)),
+            result=redact(shared.result),
         )
 
     def _paused(self, waiting: list[dict[str, Any]]) -> None:

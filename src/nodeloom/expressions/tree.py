@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-ROOTS = ("$json", "input", "$trigger", "$vars", "$loop", "$run")
+ROOTS = ("$json", "input", "$trigger", "$vars", "$loop", "$run", "$credentials")
 """Root names an expression may start from; `input` is another name for `$json`."""
 
 ROOT_ALIASES = {"input": "$json"}

@@ -617,7 +617,7 @@ def _check_references(
                 )
 
 
-_ROOTS = frozenset({"$json", "input", "$trigger", "$vars", "$run", "$"})
+_ROOTS = frozenset({"$json", "input", "$trigger", "$vars", "$run", "$credentials", "$"})
 # A parameter the executor evaluates itself (Loop's `until`) also sees $loop.
 _DEFERRED = frozenset({"$loop"})
 

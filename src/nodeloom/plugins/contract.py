@@ -407,12 +407,21 @@ class MetadataResult:
 StructuralResult = ToolsResult | AgentResult | MetadataResult
 
 
+class CredentialSource(Protocol):
+    """Named secrets (nodeloom.secrets.Vault): what `{{ $credentials.name }}` reads."""
+
+    def get(self, name: str) -> str:
+        """The value of `name`; raises LookupError if there is none."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Services:
     """Where a run keeps what outlives it. Passed to builds and executors."""
 
     data_dir: Path
     session_db_file: Path
+    credentials: CredentialSource | None = None
 
 
 @dataclass

@@ -21,7 +21,7 @@ from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
-from nodeloom.server.routes import events, flows, nodes, runs, websocket
+from nodeloom.server.routes import credentials, events, flows, nodes, runs, websocket
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
@@ -78,7 +78,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    for router in (nodes.router, flows.router, runs.router, events.router):
+    for router in (nodes.router, flows.router, runs.router, events.router, credentials.router):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)

@@ -1,0 +1,118 @@
+"""Keeping credential values out of what a run reports.
+
+A run's `Redactor` learns each credential value as `$credentials.name` resolves it;
+`RedactingSink` and `RedactingCheckpoints` replace those values by "***" inside every
+string (keys included) of what they pass on, so no sink, run store or API response sees
+them. A value is known only once it is used, and nothing is redacted before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from nodeloom.engine.events import EventSink
+from nodeloom.plugins.contract import Event
+
+if TYPE_CHECKING:
+    from nodeloom.engine.checkpoint import Checkpoints, Ticket
+    from nodeloom.engine.topology import PlannedNode
+
+MASK = "***"
+
+
+class Redactor:
+    """The secret values of one run (longest first, so a value containing another is
+    masked whole)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def add(self, value: str) -> None:
+        if value and value not in self.values:
+            self.values.append(value)
+            self.values.sort(key=len, reverse=True)
+
+    def redact(self, value: Any) -> Any:
+        """`value` with every known secret replaced by "***" (a copy if anything changed)."""
+        if not self.values:
+            return value
+        return self._redact(value)
+
+    def _redact(self, value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in self.values:
+                if secret in value:
+                    value = value.replace(secret, MASK)
+            return value
+        if isinstance(value, Mapping):
+            return {self._redact(k): self._redact(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._redact(item) for item in value]
+        return value
+
+
+class RedactingSink:
+    """Passes events on to `sink` with the run's secrets masked."""
+
+    __slots__ = ("redactor", "sink")
+
+    def __init__(self, sink: EventSink, redactor: Redactor) -> None:
+        self.sink = sink
+        self.redactor = redactor
+
+    def emit(self, event: Event) -> None:
+        if self.redactor and event.data is not None:
+            event = dataclasses.replace(event, data=self.redactor.redact(event.data))
+        self.sink.emit(event)
+
+
+class RedactingCheckpoints:
+    """Passes checkpoints on to `checkpoints` (a run store) with the run's secrets masked
+    in the inputs, outputs, errors and state recorded. A resumed run replays the masked
+    outputs of executions on record."""
+
+    __slots__ = ("checkpoints", "redactor")
+
+    def __init__(self, checkpoints: Checkpoints, redactor: Redactor) -> None:
+        self.checkpoints = checkpoints
+        self.redactor = redactor
+
+    def begin(
+        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+    ) -> Ticket:
+        # The digest is of what the node really received; it reveals no value.
+        return self.checkpoints.begin(node_id, node, inputs, data)
+
+    def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
+        self.checkpoints.started(ticket, node, self.redactor.redact(inputs))
+
+    def waiting(self, ticket: Ticket) -> None:
+        self.checkpoints.waiting(ticket)
+
+    def resumed(self, ticket: Ticket) -> None:
+        self.checkpoints.resumed(ticket)
+
+    def finished(
+        self,
+        ticket: Ticket,
+        status: str,
+        outputs: Mapping[str, Any] | None,
+        error: Mapping[str, Any] | None,
+        attempts: int,
+        usage: Mapping[str, int] | None,
+        state_delta: Mapping[str, Any] | None,
+    ) -> None:
+        redact = self.redactor.redact
+        self.checkpoints.finished(
+            ticket, status, redact(outputs), redact(error), attempts, usage, redact(state_delta)
+        )
+
+    async def barrier(self) -> None:
+        await self.checkpoints.barrier()
