@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import agents, checkpoints, floors, graphs
+from benchmarks import agents, checkpoints, floors, graphs, server
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -42,6 +42,7 @@ class Sizes:
     batch_repeat: int = 3  # samples per best-of of the 10,000-run batch
     min_time: float = 0.05  # seconds one chain sample lasts at least
     agent_turns: int = 200  # turns per median (agent benchmark)
+    server_runs: int = 200  # concurrent runs through `nodeloom serve` (server benchmark)
 
 
 FULL = Sizes()
@@ -54,6 +55,7 @@ QUICK = Sizes(
     batch_repeat=1,
     min_time=0.005,
     agent_turns=20,
+    server_runs=20,
 )
 
 
@@ -263,9 +265,11 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     store_figures, store_verdicts = await checkpoints.checkpoints(
         sizes.chains[-2] if len(sizes.chains) > 1 else sizes.chains[0], sizes.repeat
     )
+    _say(progress, "server")
+    server_figures, server_verdict = await server.server_load(sizes.server_runs)
     return (
-        figures + agent_figures + store_figures,
-        verdicts + agent_verdicts + store_verdicts,
+        figures + agent_figures + store_figures + server_figures,
+        verdicts + agent_verdicts + store_verdicts + [server_verdict],
     )
 
 

@@ -27,6 +27,9 @@ TARGETS = {
     6: "What nodeloom adds to time-to-first-token: ≤ 2 ms",
     7: "Recording a run (events and a checkpoint per node) on SQLite, on a 1,000-node "
     "chain: ≤ 0.3 ms per node; Postgres and storage bytes per node reported",
+    8: "200 concurrent runs of an agent flow through `nodeloom serve` (SQLite), each "
+    "started over HTTP and streamed to its own SSE client: every event delivered, seq "
+    "contiguous from 1; runs/s and p50/p99 time to first event reported",
 }
 
 TIMES = "\N{MULTIPLICATION SIGN}"  # the unit of a ratio

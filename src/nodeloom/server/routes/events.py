@@ -9,7 +9,7 @@ from fastapi.responses import StreamingResponse
 
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import EventModel
-from nodeloom.server.routes.responses import errors
+from nodeloom.server.routes.responses import LARGEST_INT, errors
 from nodeloom.server.runtime import State
 from nodeloom.server.streams import run_events, sse
 
@@ -30,7 +30,9 @@ router = APIRouter(tags=["runs"])
 async def run_events_stream(
     run_id: str,
     state: State,
-    from_seq: Annotated[int | None, Query(ge=1, description="the first seq to send")] = None,
+    from_seq: Annotated[
+        int | None, Query(ge=1, le=LARGEST_INT, description="the first seq to send")
+    ] = None,
     last_event_id: Annotated[str | None, Header(description="resume after this seq")] = None,
 ) -> StreamingResponse:
     """Every event of the run (from `from_seq`, or after `Last-Event-ID`), then its live
@@ -56,7 +58,9 @@ def _after(from_seq: int | None, last_event_id: str | None) -> int:
                 "invalid_request",
                 f"Last-Event-ID must be an event seq (an integer), not {last_event_id!r}",
             ) from None
-        if seen < 0:
-            raise ApiError(422, "invalid_request", "Last-Event-ID must not be negative")
+        if not 0 <= seen <= LARGEST_INT:
+            raise ApiError(
+                422, "invalid_request", f"Last-Event-ID must be between 0 and {LARGEST_INT}"
+            )
         return seen
     return from_seq - 1 if from_seq is not None else 0

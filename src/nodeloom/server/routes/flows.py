@@ -18,7 +18,7 @@ from nodeloom.server.models import (
     ValidationResult,
     VersionList,
 )
-from nodeloom.server.routes.responses import errors
+from nodeloom.server.routes.responses import LARGEST_INT, errors
 from nodeloom.server.runtime import State
 from nodeloom.store import FlowSummary, FlowVersion, FlowVersionInfo
 
@@ -43,7 +43,9 @@ async def list_flows(state: State) -> dict[str, Any]:
 async def get_flow(
     flow_id: str,
     state: State,
-    version: Annotated[int | None, Query(ge=1, description="default: the latest")] = None,
+    version: Annotated[
+        int | None, Query(ge=1, le=LARGEST_INT, description="default: the latest")
+    ] = None,
 ) -> dict[str, Any]:
     """A version of a flow, with its graph document."""
     return _version(await state.store.get_flow(flow_id, version))

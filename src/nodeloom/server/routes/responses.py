@@ -6,6 +6,10 @@ from typing import Any
 
 from nodeloom.server.models import ErrorResponse
 
+# The largest integer the store's columns hold (SQLite INTEGER, Postgres BIGINT): an integer
+# parameter above it is a 422, not an OverflowError in the driver.
+LARGEST_INT = 2**63 - 1
+
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     described = {

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from nodeloom.engine.events import EventSink
+from nodeloom.server.errors import ApiError
 from nodeloom.server.models import (
     RerunRequest,
     ResumeRequest,
@@ -19,7 +20,7 @@ from nodeloom.server.models import (
     RunStart,
     RunState,
 )
-from nodeloom.server.routes.responses import errors
+from nodeloom.server.routes.responses import LARGEST_INT, errors
 from nodeloom.server.runtime import ServerState, State
 
 router = APIRouter(tags=["runs"])
@@ -35,6 +36,9 @@ async def start_run(flow_id: str, body: RunStart, request: Request, state: State
     """Run a saved flow (its latest version, or `version`) in the background. Answers
     202 as soon as the run has started; follow it at `events_url`. A trigger the flow
     refuses is 422 (the run is recorded as failed)."""
+    if body.version is not None and body.version > LARGEST_INT:
+        # Bounded here, not in RunStart (server/models.py), to keep this fix in the route.
+        raise ApiError(422, "invalid_request", f"version must be at most {LARGEST_INT}")
     saved = await state.store.get_flow(flow_id, body.version)
     flow = state.flow(saved.flow_id, saved.version, saved.document)
     run_id = uuid.uuid4().hex
@@ -63,7 +67,7 @@ async def list_runs(
     flow_id: str | None = None,
     chat_id: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=LARGEST_INT)] = 0,
 ) -> dict[str, Any]:
     """Runs, the newest first."""
     records = await state.store.list_runs(
