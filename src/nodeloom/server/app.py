@@ -21,7 +21,7 @@ from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
-from nodeloom.server.routes import credentials, events, flows, nodes, runs, websocket
+from nodeloom.server.routes import credentials, events, flows, hooks, nodes, runs, websocket
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
@@ -82,4 +82,5 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
+    app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
     return app
