@@ -31,7 +31,7 @@ from nodeloom.engine.events import EventSink
 from nodeloom.engine.flow import load
 from nodeloom.engine.result import RunResult
 from nodeloom.runs import RunService
-from nodeloom.store import NodeExecution, PruneReport, RunRecord, RunStateError, Store
+from nodeloom.store import NodeExecution, PruneReport, RunRecord, Store
 from nodeloom.store.records import RUN_STATES
 
 T = TypeVar("T")
@@ -39,7 +39,6 @@ Begin = Callable[[RunService, EventSink, bool], Awaitable[RunResult]]  # (servic
 
 DURATION = re.compile(r"(\d+)([smhdw])")
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-ENDED = ("completed", "failed", "cancelled")
 
 
 @click.group("runs")
@@ -183,11 +182,6 @@ def cancel_command(run_id: str, as_json: bool) -> None:
         service = RunService(store)
         try:
             return await service.cancel(run_id)
-        except RunStateError as exc:
-            if exc.status not in ENDED:
-                raise
-            required = ("running", "paused", "interrupted")
-            raise RunStateError(run_id, exc.status, required, "cancelled") from None
         finally:
             await service.aclose()
 
