@@ -1,0 +1,65 @@
+// The shell: a top bar with the pages, and the page the URL names.
+
+import { useEffect, useState } from 'react'
+import { Editor } from '../canvas/Editor'
+import { ChatPanel } from '../chat/ChatPanel'
+import { RunHistory } from '../runs/RunHistory'
+import { Settings } from '../settings/Settings'
+import { useCatalogue } from '../state/catalogue'
+import { hrefOf, useRoute } from './route'
+import { TokenDialog } from './TokenDialog'
+
+export function App() {
+  const route = useRoute()
+  const { catalogue, error, load } = useCatalogue()
+  const [askToken, setAskToken] = useState(false)
+
+  useEffect(() => {
+    const onUnauthorized = () => setAskToken(true)
+    window.addEventListener('nodeloom:unauthorized', onUnauthorized)
+    void load()
+    return () => window.removeEventListener('nodeloom:unauthorized', onUnauthorized)
+  }, [load])
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <a className="brand" href="#/flows">
+          nodeloom
+        </a>
+        <nav aria-label="Pages">
+          <a href={hrefOf({ page: 'editor', flowId: null })} aria-current={route.page === 'editor' ? 'page' : undefined}>
+            Editor
+          </a>
+          <a href={hrefOf({ page: 'runs', runId: null })} aria-current={route.page === 'runs' ? 'page' : undefined}>
+            Runs
+          </a>
+          <a href={hrefOf({ page: 'settings' })} aria-current={route.page === 'settings' ? 'page' : undefined}>
+            Settings
+          </a>
+        </nav>
+      </header>
+      {error && !catalogue && !askToken && (
+        <p className="banner error" role="alert">
+          Could not load the node catalogue: {error}
+        </p>
+      )}
+      {catalogue && route.page === 'editor' && (
+        <div className="editor-layout">
+          <Editor flowId={route.flowId} />
+          <ChatPanel />
+        </div>
+      )}
+      {catalogue && route.page === 'runs' && <RunHistory runId={route.runId} />}
+      {catalogue && route.page === 'settings' && <Settings />}
+      {askToken && (
+        <TokenDialog
+          onDone={() => {
+            setAskToken(false)
+            void load()
+          }}
+        />
+      )}
+    </div>
+  )
+}

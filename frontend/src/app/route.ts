@@ -1,0 +1,42 @@
+// The page's place, kept in the URL hash so reloads and the back button work:
+// #/flows/<id>, #/runs, #/runs/<id>, #/settings.
+
+import { useEffect, useState } from 'react'
+
+export type Route =
+  | { page: 'editor'; flowId: string | null }
+  | { page: 'runs'; runId: string | null }
+  | { page: 'settings' }
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent)
+  if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
+  if (parts[0] === 'settings') return { page: 'settings' }
+  if (parts[0] === 'flows') return { page: 'editor', flowId: parts[1] ?? null }
+  return { page: 'editor', flowId: null }
+}
+
+export function hrefOf(route: Route): string {
+  switch (route.page) {
+    case 'runs':
+      return route.runId ? `#/runs/${encodeURIComponent(route.runId)}` : '#/runs'
+    case 'settings':
+      return '#/settings'
+    case 'editor':
+      return route.flowId ? `#/flows/${encodeURIComponent(route.flowId)}` : '#/flows'
+  }
+}
+
+export function navigate(route: Route): void {
+  window.location.hash = hrefOf(route)
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash))
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(window.location.hash))
+    window.addEventListener('hashchange', onChange)
+    return () => window.removeEventListener('hashchange', onChange)
+  }, [])
+  return route
+}

@@ -1,0 +1,3 @@
+export function ChatPanel() {
+  return <aside className="chat-panel">Chat</aside>
+}
