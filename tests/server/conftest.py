@@ -141,18 +141,23 @@ def api(server: Server) -> httpx.Client:
 
 @dataclass(frozen=True)
 class Frame:
-    id: int
+    id: int | None  # None for frames that are not run events (a chat turn's first and last)
     event: str
     data: dict[str, Any]
 
 
 def read_frames(
-    client: httpx.Client, path: str, *, limit: int | None = None, **options: Any
+    client: httpx.Client,
+    path: str,
+    *,
+    limit: int | None = None,
+    method: str = "GET",
+    **options: Any,
 ) -> list[Frame]:
     """The stream's event frames until it ends (or the first `limit` of them, then the
     connection is dropped)."""
     frames: list[Frame] = []
-    with client.stream("GET", path, **options) as response:
+    with client.stream(method, path, **options) as response:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
         fields: dict[str, str] = {}
@@ -160,7 +165,11 @@ def read_frames(
             if line == "":
                 if "data" in fields:
                     frames.append(
-                        Frame(int(fields["id"]), fields["event"], json.loads(fields["data"]))
+                        Frame(
+                            int(fields["id"]) if "id" in fields else None,
+                            fields["event"],
+                            json.loads(fields["data"]),
+                        )
                     )
                     if limit is not None and len(frames) >= limit:
                         return frames

@@ -96,6 +96,28 @@ def test_an_async_hook_answers_202_and_its_run_completes(server: Server, api: ht
     assert run["timeline"][1]["outputs"] == {"output": {"text": "ZED"}}
 
 
+def test_a_sync_hook_whose_run_pauses_answers_202_and_the_run_resumes(
+    server: Server, api: httpx.Client
+):
+    path = unique("approve")
+    document = chain(
+        node("hook", "webhook-trigger", path=path, secret=SECRET),
+        node("q", "human-input", prompt="Ship it?"),
+    )
+    save(api, document)
+    response = hook_client(server).post(
+        f"/api/hooks/{path}", json={"id": 7}, headers={"X-Nodeloom-Secret": SECRET}
+    )
+    assert response.status_code == 202, response.text
+    accepted = response.json()
+    assert accepted["status"] == "paused"
+    assert api.get(accepted["run_url"]).json()["status"] == "paused"
+
+    resumed = api.post(f"/api/runs/{accepted['run_id']}/resume", json={"answers": {"q": "yes"}})
+    assert resumed.status_code == 202, resumed.text
+    assert wait_for(api, accepted["run_id"], "completed")["status"] == "completed"
+
+
 def test_a_text_or_empty_body_reaches_the_flow_as_it_is(server: Server, api: httpx.Client):
     path = unique("raw")
     save(api, chain(node("hook", "webhook-trigger", path=path, secret=SECRET)))

@@ -21,7 +21,16 @@ from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
-from nodeloom.server.routes import credentials, events, flows, hooks, nodes, runs, websocket
+from nodeloom.server.routes import (
+    chat,
+    credentials,
+    events,
+    flows,
+    hooks,
+    nodes,
+    runs,
+    websocket,
+)
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
@@ -78,7 +87,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    for router in (nodes.router, flows.router, runs.router, events.router, credentials.router):
+    routers = (nodes, flows, runs, chat, events, credentials)
+    for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)

@@ -7,6 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The largest integer the store's columns hold (SQLite INTEGER, Postgres BIGINT): an integer
+# parameter above it is a 422, not an OverflowError in the driver.
+LARGEST_INT = 2**63 - 1
+
 RunState = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted"]
 NodeState = Literal["started", "completed", "failed", "skipped", "waiting"]
 
@@ -274,3 +278,56 @@ class EventModel(BaseModel):
     node_type: str | None
     data: dict[str, Any]
     timestamp: float
+
+
+# -- chat turns (POST /api/flows/{id}/chat) --------------------------------------------------
+
+
+class ChatTurnRequest(BaseModel):
+    message: Any = Field(description="the user's message: the trigger's `message`")
+    chat_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="the conversation; omit it on the first turn and send back the one "
+        "the answer names on the next",
+    )
+    version: int | None = Field(
+        None, ge=1, le=LARGEST_INT, description="the flow version (default: latest)"
+    )
+    stream: bool = Field(
+        False, description="answer with the run's events as SSE, then a ChatReply frame"
+    )
+
+
+class WaitingModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    node_id: str
+    node_name: str
+    kind: str
+
+
+class ChatReply(BaseModel):
+    """What a turn answered. `status` says how its run ended: `completed` (with `answer`),
+    `paused` (`waiting` says who waits for what: answer with POST
+    /api/runs/{run_id}/resume), `failed` (`error` names the node) or `cancelled`."""
+
+    chat_id: str
+    run_id: str
+    status: RunState
+    answer: str | None
+    usage: dict[str, int]
+    waiting: list[WaitingModel]
+    error: dict[str, Any] | None
+    run_url: str
+    events_url: str
+
+
+class ChatTurnStarted(BaseModel):
+    """The first frame (`event: ChatTurn`) of a streamed turn."""
+
+    chat_id: str
+    run_id: str
+    run_url: str
+    events_url: str

@@ -5,11 +5,8 @@ nodes' output. Streaming forwards the tokens nodes stream (`progress` events).""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import time
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,9 +14,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from nodeloom.engine.events import EventSink, FanoutSink
-from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
-from nodeloom.plugins.contract import Event
+from nodeloom.server.chat import Turn, answer
 from nodeloom.server.errors import ApiError
 from nodeloom.server.openai_models import (
     AssistantMessage,
@@ -77,7 +73,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
     flow = state.flow(saved.flow_id, saved.version, saved.document)
     message = _last_user_message(body.messages)
     chat_id = body.user or _conversation_id(body.messages, request)
-    turn = _Turn(flow, body.model, chat_id)
+    turn = Turn(flow, chat_id)
 
     def begin(sink: EventSink) -> Any:
         return turn.run(
@@ -94,62 +90,16 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
 
     await state.launcher.launch(begin, turn.run_id)
     if not body.stream:
-        return _completion(turn, await turn.outcome)
+        return _completion(turn, body.model, await turn.outcome)
     first = await turn.next_token()
     if first is None:  # nothing streamed: the run has ended, so errors get their status
         result = await turn.outcome
         _raise_for(result)
-        return _stream(turn, [_answer(flow, result)], _nothing())
-    return _stream(turn, [first], _rest(turn))
+        return _stream(turn, body.model, [answer(flow, result)], _nothing())
+    return _stream(turn, body.model, [first], _rest(turn))
 
 
-# -- one turn: a run, its tokens and its outcome -----------------------------------------
-
-
-class _Turn:
-    """The sink that collects a run's tokens, and the run's outcome once it has ended."""
-
-    def __init__(self, flow: Flow, model: str, chat_id: str) -> None:
-        self.flow = flow
-        self.model = model
-        self.chat_id = chat_id
-        self.run_id = uuid.uuid4().hex
-        self.created = int(time.time())
-        self.outcome: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
-        self._tokens: asyncio.Queue[str | None] = asyncio.Queue()
-        self.streamed = False
-
-    def emit(self, event: Event) -> None:
-        data = event.data or {}
-        if event.event_type == "progress" and data.get("token"):
-            self._tokens.put_nowait(str(data["token"]))
-
-    async def run(self, start: Any) -> RunResult:
-        try:
-            result: RunResult = await start
-        except asyncio.CancelledError:
-            self.outcome.cancel()
-            raise
-        except BaseException as exc:
-            if not self.outcome.done():
-                self.outcome.set_exception(exc)
-                self.outcome.exception()  # the launch reports it: no "never retrieved"
-            raise
-        finally:
-            self._tokens.put_nowait(None)
-        if not self.outcome.done():  # a caller that went away cancels its wait
-            self.outcome.set_result(result)
-        return result
-
-    async def next_token(self) -> str | None:
-        """The next streamed token; None once the run has ended."""
-        token = await self._tokens.get()
-        if token is not None:
-            self.streamed = True
-        return token
-
-
-async def _rest(turn: _Turn) -> AsyncIterator[str | dict[str, Any]]:
+async def _rest(turn: Turn) -> AsyncIterator[str | dict[str, Any]]:
     """The tokens after the first, then an error frame if the run did not complete."""
     while (token := await turn.next_token()) is not None:
         yield token
@@ -166,7 +116,7 @@ async def _nothing() -> AsyncIterator[str | dict[str, Any]]:
 
 
 def _stream(
-    turn: _Turn, first: list[str], rest: AsyncIterator[str | dict[str, Any]]
+    turn: Turn, model: str, first: list[str], rest: AsyncIterator[str | dict[str, Any]]
 ) -> StreamingResponse:
     chunk_id = f"chatcmpl-{turn.run_id}"
 
@@ -174,7 +124,7 @@ def _stream(
         body = ChatCompletionChunk(
             id=chunk_id,
             created=turn.created,
-            model=turn.model,
+            model=model,
             choices=[ChunkChoice(delta=delta, finish_reason="stop" if finish else None)],
         )
         return f"data: {body.model_dump_json()}\n\n"
@@ -194,21 +144,21 @@ def _stream(
     return StreamingResponse(frames(), media_type="text/event-stream", headers=_headers(turn))
 
 
-def _completion(turn: _Turn, result: RunResult) -> JSONResponse:
+def _completion(turn: Turn, model: str, result: RunResult) -> JSONResponse:
     _raise_for(result)
     usage = {key: int(result.usage.get(key, 0)) for key in Usage.model_fields}
     body = ChatCompletion(
         id=f"chatcmpl-{turn.run_id}",
         created=turn.created,
-        model=turn.model,
-        choices=[Choice(message=AssistantMessage(content=_answer(turn.flow, result)))],
+        model=model,
+        choices=[Choice(message=AssistantMessage(content=answer(turn.flow, result)))],
         usage=Usage(**usage),
         nodeloom=RunReference(run_id=turn.run_id, chat_id=turn.chat_id),
     )
     return JSONResponse(body.model_dump(), headers=_headers(turn))
 
 
-def _headers(turn: _Turn) -> dict[str, str]:
+def _headers(turn: Turn) -> dict[str, str]:
     return {"X-Nodeloom-Run-Id": turn.run_id, "X-Nodeloom-Chat-Id": turn.chat_id}
 
 
@@ -254,31 +204,6 @@ def _raise_for(result: RunResult) -> None:
         type="flow_error",
         run_id=result.run_id,
     )
-
-
-def _answer(flow: Flow, result: RunResult) -> str:
-    """The run's result if a node set one, else the main outputs of the end nodes that
-    ran: a string as is, a `{"text"|"response"|"message": str}` as that string, anything
-    else as JSON text; several joined by blank lines."""
-    if result.result is not None:
-        return _text(result.result)
-    parts = []
-    for index in flow.plan.sinks:
-        node = flow.plan.nodes[index]
-        ports = result.outputs.get(node.name, {})
-        if node.main_port in ports:
-            parts.append(_text(ports[node.main_port]))
-    return "\n\n".join(parts)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and len(value) == 1:
-        (key, inner), *_ = value.items()
-        if key in ("text", "response", "message") and isinstance(inner, str):
-            return inner
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 # -- finding the flow and the conversation -------------------------------------------------

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodeloom.server.models import ErrorResponse
+from nodeloom.server.models import LARGEST_INT, ErrorResponse
 
-# The largest integer the store's columns hold (SQLite INTEGER, Postgres BIGINT): an integer
-# parameter above it is a 422, not an OverflowError in the driver.
-LARGEST_INT = 2**63 - 1
+__all__ = ["LARGEST_INT", "errors"]
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
