@@ -4,6 +4,7 @@ saved, and 422/404 (never 500) for bad input."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,6 +13,8 @@ from nodeloom.testing.builders import graph, node
 
 from .conftest import Server, nodeloom
 from .flows import shout, slow
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def test_a_flow_is_saved_as_version_1_and_listed(api: httpx.Client):
@@ -68,12 +71,42 @@ def test_an_invalid_new_version_is_refused_and_the_flow_keeps_its_versions(api: 
 def test_validate_checks_without_saving(api: httpx.Client):
     before = api.get("/api/flows").json()["flows"]
     good = api.post("/api/validate", json={"document": shout()})
-    assert good.status_code == 200 and good.json() == {"valid": True, "issues": []}
+    assert good.status_code == 200
+    assert good.json()["valid"] is True and good.json()["issues"] == []
+    assert [n["id"] for n in good.json()["document"]["nodes"]] == ["start", "shout"]
     bad = api.post("/api/validate", json={"document": graph(node("a", "nope"))}).json()
     assert bad["valid"] is False
     assert bad["issues"][0]["code"] == "unknown_node_type"
     assert bad["issues"][0]["node_id"] == "a"
     assert api.get("/api/flows").json()["flows"] == before
+
+
+def test_validate_converts_a_file_of_another_format_to_the_native_document(api: httpx.Client):
+    text = (EXAMPLES / "workflow" / "review.workflow.json").read_text()
+    answer = api.post("/api/validate", json={"document": text}).json()
+    assert answer["valid"] is True, answer["issues"]
+    native = answer["document"]
+    original = json.loads(text)
+    assert {n["id"] for n in native["nodes"]} >= {n["id"] for n in original["nodes"]}
+    types = {n["id"]: n["type"] for n in native["nodes"]}
+    assert types["start"] == "workflow-start" and types["writer"] == "workflow-agent"
+    # The converted document saves and loads as any native one.
+    saved = api.post("/api/flows", json={"name": "Converted", "document": native})
+    assert saved.status_code == 201, saved.text
+
+
+def test_validate_reads_yaml_text_and_refuses_what_is_not_a_graph(api: httpx.Client):
+    yaml_text = "nodes:\n  - {id: start, type: chat-start}\nedges: []\n"
+    assert api.post("/api/validate", json={"document": yaml_text}).json()["valid"] is True
+    for text, says in (
+        ("- just\n- a list\n", "must hold an object"),
+        ("nodes: [unclosed", "neither JSON nor YAML"),
+        ("a: &x [1]\nb: [*x, *x]\n", "aliases"),
+    ):
+        response = api.post("/api/validate", json={"document": text})
+        assert response.status_code == 422, text
+        error = response.json()["error"]
+        assert error["code"] == "invalid_request" and says in error["message"]
 
 
 def test_a_deleted_flow_is_gone_from_the_list_and_reads(api: httpx.Client):

@@ -139,7 +139,8 @@ export interface RunEvent {
   node_id: string | null
   node_name: string | null
   node_type: string | null
-  timestamp: string
+  /** Seconds since the epoch. */
+  timestamp: number
   data: Record<string, unknown>
   [key: string]: unknown
 }

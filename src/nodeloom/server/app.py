@@ -29,12 +29,14 @@ from nodeloom.server.routes import (
     hooks,
     nodes,
     runs,
+    tokens,
     websocket,
 )
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
 from nodeloom.server.tokens import TokenStore
+from nodeloom.server.ui import ui_files
 from nodeloom.store import Store
 
 
@@ -87,10 +89,13 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials)
+    routers = (nodes, flows, runs, chat, events, credentials, tokens)
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
     app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
+    ui = ui_files()
+    if ui is not None:  # last: every route above wins over a file of the same path
+        app.mount("/", ui, name="ui")
     return app

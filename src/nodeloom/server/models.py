@@ -135,12 +135,17 @@ class FlowUpdate(BaseModel):
 
 
 class ValidateRequest(BaseModel):
-    document: Document
+    document: Document | str = Field(
+        description="a graph document, or its text (JSON or YAML) as a file holds it"
+    )
 
 
 class ValidationResult(BaseModel):
     valid: bool
     issues: list[IssueModel]
+    document: Document | None = Field(
+        None, description="when valid: the graph in the native format (converted)"
+    )
 
 
 class FlowSummaryModel(BaseModel):

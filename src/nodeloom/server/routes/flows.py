@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import yaml
 from fastapi import APIRouter, Query, Response
 
 from nodeloom.engine.flow import load
 from nodeloom.errors import GraphError
 from nodeloom.plugins.registry import Registry
+from nodeloom.server.errors import ApiError
 from nodeloom.server.models import (
     FlowCreate,
     FlowList,
@@ -77,12 +79,38 @@ async def delete_flow(flow_id: str, state: State) -> Response:
 
 @router.post("/api/validate", response_model=ValidationResult, responses=errors())
 async def validate(body: ValidateRequest, state: State) -> Any:
-    """Check a graph without saving it: `valid`, and every issue, located."""
+    """Check a graph without saving it: `valid`, and every issue, located. A valid graph
+    comes back as `document` in the native format (a file of another format, converted)."""
+    document = _parsed(body.document) if isinstance(body.document, str) else body.document
     try:
-        native_document(body.document, state.registry)
+        native = native_document(document, state.registry)
     except GraphError as exc:
         return {"valid": False, "issues": [issue.to_json() for issue in exc.issues]}
-    return {"valid": True, "issues": []}
+    return {"valid": True, "issues": [], "document": native}
+
+
+def _parsed(text: str) -> dict[str, Any]:
+    """A document's text (JSON is YAML too), read with YAML's safe loader. Aliases are
+    refused: a few bytes of them can stand for an exponentially large graph."""
+    try:
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
+            raise ApiError(
+                422,
+                "invalid_request",
+                "the document text uses YAML aliases (*name); write the values out instead",
+            )
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ApiError(
+            422, "invalid_request", f"the document text is neither JSON nor YAML: {exc}"
+        ) from None
+    if not isinstance(document, dict):
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"the document text must hold an object (a graph), not {type(document).__name__}",
+        )
+    return document
 
 
 def native_document(document: dict[str, Any], registry: Registry) -> dict[str, Any]:
