@@ -81,6 +81,34 @@ def test_a_hook_may_name_its_own_secret_header(server: Server, api: httpx.Client
     assert right.json()["result"] == {"Shout": {"output": {"text": "B"}}}
 
 
+def test_a_hook_secret_may_be_a_credential_read_at_each_call(server: Server, api: httpx.Client):
+    path = unique("vaulted")
+    name = f"hook_{uuid.uuid4().hex[:8]}"
+    document = hooked(path)
+    document["nodes"][0]["data"]["secret"] = f"{{{{ $credentials.{name} }}}}"
+    flow_id = save(api, document)
+    client = hook_client(server)
+
+    missing = client.post(f"/api/hooks/{path}", json={}, headers={"X-Nodeloom-Secret": ""})
+    assert missing.status_code == 401  # no such credential yet: every request is refused
+    assert api.put(f"/api/credentials/{name}", json={"value": "first"}).status_code == 200
+    first = client.post(
+        f"/api/hooks/{path}", json={"name": "c"}, headers={"X-Nodeloom-Secret": "first"}
+    )
+    assert first.status_code == 200, first.text
+    assert api.put(f"/api/credentials/{name}", json={"value": "second"}).status_code == 200
+    stale = client.post(f"/api/hooks/{path}", json={}, headers={"X-Nodeloom-Secret": "first"})
+    assert stale.status_code == 401
+    literal = client.post(
+        f"/api/hooks/{path}",
+        json={},
+        headers={"X-Nodeloom-Secret": document["nodes"][0]["data"]["secret"]},
+    )
+    assert literal.status_code == 401  # the reference itself is not the secret
+    stored = api.get(f"/api/flows/{flow_id}").text
+    assert "first" not in stored and "second" not in stored
+
+
 def test_an_async_hook_answers_202_and_its_run_completes(server: Server, api: httpx.Client):
     path = unique("later")
     save(api, hooked(path, mode="async"))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -22,11 +24,15 @@ from nodeloom.engine.events import EventSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import NodeloomError
+from nodeloom.secrets import UnknownCredentialError
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import ErrorResponse, RunAccepted
+from nodeloom.server.routes.credentials import vault
 from nodeloom.server.routes.responses import errors
 from nodeloom.server.runtime import ServerState, State
 from nodeloom.store import FlowVersion
+
+log = logging.getLogger("nodeloom.server")
 
 router = APIRouter(tags=["hooks"])
 
@@ -119,6 +125,31 @@ def hooks_of(state: ServerState, saved: FlowVersion) -> list[Hook]:
     return hooks
 
 
+_CREDENTIAL_REFERENCE = re.compile(r"^\{\{\s*\$credentials\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
+
+
+def _expected_secret(hook: Hook) -> bytes | None:
+    """The secret to compare with: the node's `secret`, or the credential it names as
+    `{{ $credentials.NAME }}` (read at each call, so a rotated credential applies at once).
+    None when that credential is missing: every request is refused, and the log says why."""
+    reference = _CREDENTIAL_REFERENCE.match(hook.secret)
+    if reference is None:
+        return hook.secret.encode()
+    try:
+        return vault().get(reference.group(1)).encode()
+    except UnknownCredentialError:
+        log.warning(
+            "webhook %r (flow %s, node %s): its secret names the credential %r, which does "
+            "not exist; create it with `nodeloom credentials set %s`",
+            hook.path,
+            hook.flow_id,
+            hook.node_id,
+            reference.group(1),
+            reference.group(1),
+        )
+        return None
+
+
 def hook_index(request: Request) -> HookIndex:
     index: HookIndex | None = getattr(request.app.state, "nodeloom_hooks", None)
     if index is None:
@@ -141,7 +172,8 @@ async def call_hook(webhook_path: str, request: Request, state: State) -> JSONRe
     path = webhook_path
     hook = await hook_index(request).find(state, path)
     sent = request.headers.get(hook.secret_header)
-    if sent is None or not hmac.compare_digest(sent.encode(), hook.secret.encode()):
+    expected = _expected_secret(hook)
+    if sent is None or expected is None or not hmac.compare_digest(sent.encode(), expected):
         raise ApiError(
             401,
             "unauthorized",
