@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import agents, checkpoints, floors, graphs, server
+from benchmarks import agents, browser, checkpoints, floors, graphs, server
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -43,6 +43,7 @@ class Sizes:
     min_time: float = 0.05  # seconds one chain sample lasts at least
     agent_turns: int = 200  # turns per median (agent benchmark)
     server_runs: int = 200  # concurrent runs through `nodeloom serve` (server benchmark)
+    browser_nodes: int = 500  # nodes of the flow the browser benchmark opens
 
 
 FULL = Sizes()
@@ -56,6 +57,7 @@ QUICK = Sizes(
     min_time=0.005,
     agent_turns=20,
     server_runs=20,
+    browser_nodes=100,
 )
 
 
@@ -267,9 +269,11 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     )
     _say(progress, "server")
     server_figures, server_verdict = await server.server_load(sizes.server_runs)
+    _say(progress, "browser")
+    browser_figures, browser_verdicts = await browser.browser_ui(sizes.browser_nodes)
     return (
-        figures + agent_figures + store_figures + server_figures,
-        verdicts + agent_verdicts + store_verdicts + [server_verdict],
+        figures + agent_figures + store_figures + server_figures + browser_figures,
+        verdicts + agent_verdicts + store_verdicts + [server_verdict] + browser_verdicts,
     )
 
 

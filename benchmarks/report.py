@@ -30,11 +30,12 @@ TARGETS = {
     8: "200 concurrent runs of an agent flow through `nodeloom serve` (SQLite), each "
     "started over HTTP and streamed to its own SSE client: every event delivered, seq "
     "contiguous from 1; runs/s and p50/p99 time to first event reported",
+    9: "The web UI: a 500-node flow opens in ≤ 2 s and a node drag keeps ≥ 30 frames per second",
 }
 
 TIMES = "\N{MULTIPLICATION SIGN}"  # the unit of a ratio
 
-_PRECISION = {"µs": 2, "ms": 1, "s": 3, "runs/s": 0, "KB": 2, TIMES: 2}
+_PRECISION = {"µs": 2, "ms": 1, "s": 3, "runs/s": 0, "fps": 0, "KB": 2, TIMES: 2}
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,9 +81,10 @@ class Server:
             client.close()
 
 
-def start_server(folder: Path, *extra: str) -> Server:
+def start_server(folder: Path, *extra: str, environment: dict[str, str] | None = None) -> Server:
+    """`nodeloom serve` with `extra` arguments, and `environment` added to the server's."""
     folder.mkdir(parents=True, exist_ok=True)
-    env = server_environment(folder)
+    env = {**server_environment(folder), **(environment or {})}
     created = nodeloom(env, "token", "create", "tests", "--json")
     assert created.returncode == 0, created.stderr
     token = json.loads(created.stdout)["token"]
