@@ -14,7 +14,6 @@ and is skipped.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -24,18 +23,8 @@ import httpx
 
 from benchmarks.report import Figure, Verdict
 from benchmarks.server import ServeProcess
+from nodeloom.testing.browser import CHROMIUM, CHROMIUM_ARGS, chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 NODES = 500
 OPEN_S = 2.0
 DRAG_FPS = 30.0
@@ -140,11 +129,11 @@ def _drag(page: Any, start: tuple[float, float]) -> float:
     return float(page.evaluate(_FRAMES_PER_SECOND))
 
 
-def _measure(server: ServeProcess, flow_id: str, count: int) -> dict[str, float]:
+def _measure(executable: str, server: ServeProcess, flow_id: str, count: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_ARGS))
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             context.add_init_script(
@@ -175,9 +164,11 @@ def _measure(server: ServeProcess, flow_id: str, count: int) -> dict[str, float]
 
 
 async def browser_ui(count: int = NODES) -> tuple[list[Figure], list[Verdict]]:
-    if not Path(CHROMIUM).is_file() and not shutil.which(CHROMIUM):
+    executable = chromium()
+    if executable is None:
         print(
-            f"browser benchmark skipped: no {CHROMIUM} (apt-get install chromium)", file=sys.stderr
+            f"browser benchmark skipped: no {CHROMIUM} (apt-get install chromium)",
+            file=sys.stderr,
         )
         return [], []
     with tempfile.TemporaryDirectory() as folder:
@@ -192,7 +183,7 @@ async def browser_ui(count: int = NODES) -> tuple[list[Figure], list[Verdict]]:
                 )
                 saved.raise_for_status()
             flow_id = saved.json()["flow_id"]
-            found = await asyncio.to_thread(_measure, server, flow_id, count)
+            found = await asyncio.to_thread(_measure, executable, server, flow_id, count)
         finally:
             server.close()
     open_s = found["open_ms"] / 1000

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from nodeloom.testing.browser import chromium
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FIGURE_KEYS = {
@@ -42,7 +44,7 @@ FIGURE_KEYS = {
     "server.ttfe.p99",
 }
 # The browser benchmark runs where Chromium is installed (CI installs it), else says why not.
-HAS_BROWSER = Path("/usr/bin/chromium").is_file()
+HAS_BROWSER = chromium() is not None
 if HAS_BROWSER:
     FIGURE_KEYS |= {"browser.open", "browser.drag"}
 TARGETS = [1, 2, 3, 4, 5, 6, 7, 8, *([9] if HAS_BROWSER else [])]

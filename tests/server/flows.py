@@ -23,3 +23,18 @@ def slow(steps: int = 5, seconds: float = 0.3) -> dict[str, Any]:
 def ask() -> dict[str, Any]:
     """A Human Input node: the run pauses until it is answered."""
     return graph(node("q", "human-input", prompt="Name?"))
+
+
+def completion(base_url: str) -> dict[str, Any]:
+    """chat-start -> llm-completion at `base_url` (the mock LLM): streams its tokens."""
+    return chain(
+        node("start", "chat-start"),
+        node(
+            "llm",
+            "llm-completion",
+            prompt="{{ $json.message }}",
+            model="openai:gpt-4o-mini",
+            base_url=base_url,
+            api_key="test",
+        ),
+    )

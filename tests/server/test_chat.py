@@ -10,7 +10,7 @@ import httpx
 from nodeloom.testing.builders import chain, node
 
 from .conftest import read_frames
-from .flows import ask, shout
+from .flows import ask, completion, shout
 
 
 def save(api: httpx.Client, document: dict[str, Any], name: str) -> str:
@@ -85,18 +85,7 @@ def test_a_streamed_turn_sends_the_run_events_between_its_first_and_last_frames(
 
 
 def test_an_llm_turn_streams_its_tokens_as_run_content(api: httpx.Client, mock_llm):
-    document = chain(
-        node("start", "chat-start"),
-        node(
-            "llm",
-            "llm-completion",
-            prompt="{{ $json.message }}",
-            model="openai:gpt-4o-mini",
-            base_url=mock_llm.base_url,
-            api_key="test",
-        ),
-    )
-    flow_id = save(api, document, "Chat LLM")
+    flow_id = save(api, completion(mock_llm.base_url), "Chat LLM")
     frames = read_frames(
         api,
         f"/api/flows/{flow_id}/chat",

@@ -14,7 +14,7 @@ import pytest
 from nodeloom.testing.builders import chain, node
 
 from .conftest import Server
-from .flows import ask
+from .flows import ask, completion
 
 
 @pytest.fixture
@@ -128,18 +128,7 @@ def test_the_stream_is_sse_ending_with_done(api: httpx.Client):
 
 
 def test_an_llm_flow_streams_its_tokens(api: httpx.Client, client: openai.OpenAI, mock_llm):
-    document = chain(
-        node("start", "chat-start"),
-        node(
-            "llm",
-            "llm-completion",
-            prompt="{{ $json.message }}",
-            model="openai:gpt-4o-mini",
-            base_url=mock_llm.base_url,
-            api_key="test",
-        ),
-    )
-    flow_id = save(api, document, "LLM stream")
+    flow_id = save(api, completion(mock_llm.base_url), "LLM stream")
     chunks = list(
         client.chat.completions.create(
             model=flow_id, messages=[{"role": "user", "content": "tell me more"}], stream=True
