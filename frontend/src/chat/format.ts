@@ -1,0 +1,84 @@
+// How a turn's parts read: a step's one-line summary, a value as text, a duration, and
+// the answers a waiting node takes (approval: {decision, note}; Human Input: text or fields).
+
+import type { Step, Waiting } from './model'
+
+/** A one-line summary of a step for its card. */
+export function summaryOf(step: Step): string {
+  if (step.status === 'failed') return step.error?.message ?? 'failed'
+  if (step.status === 'skipped') return step.reason ? `skipped: ${step.reason}` : 'skipped'
+  if (step.status === 'waiting') return step.waiting?.prompt || 'waiting for a person'
+  if (step.status === 'running') {
+    const busy = step.tools.filter((t) => t.status === 'running')
+    if (busy.length) return busy.map((t) => (t.kind === 'member' ? `${t.tool} is working` : `calling ${t.tool}`)).join(', ')
+    if (step.tokens) {
+      const flat = step.tokens.replace(/\s+/g, ' ').trim()
+      return flat.length > 90 ? `…${flat.slice(-89)}` : flat
+    }
+    return step.notes.at(-1) ?? 'running…'
+  }
+  const parts: string[] = []
+  if (step.pinned) parts.push('pinned output')
+  const calls = step.tools.filter((t) => t.kind === 'tool').length
+  if (calls) parts.push(`${calls} tool call${calls > 1 ? 's' : ''}`)
+  if (step.answer !== undefined) {
+    const answer = step.answer as { decision?: unknown; note?: unknown } | null
+    if (answer && typeof answer === 'object' && typeof answer.decision === 'string') {
+      const note = typeof answer.note === 'string' && answer.note ? ` · “${oneLine(answer.note, 60)}”` : ''
+      parts.push(`${answer.decision === 'approve' ? 'approved' : 'rejected'}${note}`)
+    } else {
+      parts.push(`answered: ${oneLine(textOf(step.answer), 70)}`)
+    }
+    return parts.join(' · ')
+  }
+  const outputs = step.outputs ?? {}
+  const ports = Object.keys(outputs)
+  if (ports.length === 0) parts.push('no output')
+  else {
+    const first = outputs[ports[0]]
+    parts.push(`${ports.length > 1 ? `${ports.join(', ')} · ` : ''}${oneLine(textOf(first))}`)
+  }
+  return parts.join(' · ')
+}
+
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>
+    for (const key of ['text', 'response', 'message']) if (typeof v[key] === 'string') return v[key] as string
+  }
+  return JSON.stringify(value) ?? String(value)
+}
+
+function oneLine(text: string, max = 90): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return ''
+  if (ms < 1) return '<1 ms'
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
+  const minutes = Math.floor(ms / 60_000)
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+/** The answer an approval takes (docs/nodes/approval.md). */
+export function approvalAnswer(decision: 'approve' | 'reject', note: string) {
+  return { decision, note }
+}
+
+/** The answer a Human Input takes: free text, or its form fields by name. */
+export function inputAnswer(waiting: Waiting, text: string, fields: Record<string, string | boolean>): unknown {
+  if (!waiting.fields || waiting.fields.length === 0) return text
+  const answer: Record<string, unknown> = {}
+  for (const field of waiting.fields) {
+    const raw = fields[field.name]
+    if (field.type === 'boolean') answer[field.name] = raw === true
+    else if (field.type === 'number') {
+      if (raw !== undefined && raw !== '') answer[field.name] = Number(raw)
+    } else if (raw !== undefined && raw !== '') answer[field.name] = raw
+  }
+  return answer
+}
