@@ -27,7 +27,8 @@ export interface Port {
   label: string
   required: boolean
   multiple: boolean
-  repeat?: boolean
+  /** A parameter naming how many times this port repeats (Switch's `cases`). */
+  repeat?: string | null
   description?: string
 }
 

@@ -21,11 +21,26 @@ const STATUS_OF: Record<string, NodeRunStatus> = {
   waiting: 'waiting',
 }
 
+const RUN_ENDS = new Set(['run_completed', 'run_failed', 'run_cancelled'])
+
 export const useRunStatus = create<RunStatusState>((set) => ({
   runId: null,
   nodes: {},
   reset: (runId) => set({ runId, nodes: {} }),
   apply: (event) => {
+    if (RUN_ENDS.has(event.event_type)) {
+      // A run that ended while nodes were still running or waiting (cancelled, or failed
+      // elsewhere): they will never complete.
+      set((state) => ({
+        nodes: Object.fromEntries(
+          Object.entries(state.nodes).map(([id, status]) => [
+            id,
+            status === 'running' || status === 'waiting' ? 'skipped' : status,
+          ]),
+        ),
+      }))
+      return
+    }
     const status = STATUS_OF[event.event_type]
     if (!status || !event.node_id) return
     set((state) => ({ nodes: { ...state.nodes, [event.node_id as string]: status } }))
