@@ -150,6 +150,9 @@ def _measure(executable: str, server: ServeProcess, flow_id: str, count: int) ->
             bounds = box.bounding_box()
             assert bounds is not None
             fps = _drag(page, (bounds["x"] + 10, bounds["y"] + bounds["height"] / 2))
+            moved = box.bounding_box()
+            if moved is None or abs(moved["x"] - bounds["x"]) < 50:
+                raise RuntimeError("the drag did not move the node: the figure would be void")
 
             floor = context.new_page()
             floor.goto("about:blank")

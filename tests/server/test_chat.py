@@ -109,7 +109,9 @@ def test_a_paused_turn_says_who_waits_and_resumes_to_an_answer(api: httpx.Client
         else:
             reply = api.post(f"/api/flows/{flow_id}/chat", json=body).json()
         assert reply["status"] == "paused" and reply["answer"] is None
-        assert reply["waiting"] == [{"node_id": "q", "node_name": "q", "kind": "input"}]
+        (waiting,) = reply["waiting"]
+        assert (waiting["node_id"], waiting["node_name"], waiting["kind"]) == ("q", "q", "input")
+        assert waiting["prompt"] == "Name?"  # what the node asks, for the chat to show
 
     resumed = api.post(f"/api/runs/{reply['run_id']}/resume", json={"answers": {"q": "Ada"}})
     assert resumed.status_code == 202, resumed.text

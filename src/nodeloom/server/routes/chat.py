@@ -95,10 +95,8 @@ def _reply(turn: Turn, result: RunResult, run_url: str) -> dict[str, Any]:
         "status": result.status.value,
         "answer": answer(turn.flow, result) if completed else None,
         "usage": {key: int(value) for key, value in result.usage.items()},
-        "waiting": [
-            {"node_id": w["node_id"], "node_name": w["node_name"], "kind": w["kind"]}
-            for w in result.waiting
-        ]
+        # What each waiting node asks (as its `waiting` event says it): prompt, fields...
+        "waiting": json.loads(json.dumps(result.waiting, default=str))
         if result.status is RunStatus.PAUSED
         else [],
         "error": result.error if result.status is RunStatus.FAILED else None,
