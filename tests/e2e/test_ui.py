@@ -4,6 +4,7 @@ serve` and the scripted LLM. Each step leaves a screenshot in test-artifacts/e2e
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -271,3 +272,26 @@ def test_the_layout_uses_a_large_screen_and_fits_the_smallest(
             shots.take(page, f"editor {width}x{height}")
         finally:
             context.close()
+
+
+def test_import_opens_a_file_of_another_format_converted(
+    page: Page, ui_server: Server, shots: Shots, tmp_path
+):
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    page.goto(f"{ui_server.url}/#/flows")
+    expect(page.locator('[data-testid="palette-item-chat-start"]')).to_be_visible()
+    page.get_by_label("Import file").set_input_files(examples / "workflow" / "review.workflow.json")
+    expect(page.locator(".react-flow__node")).to_have_count(6)
+    expect(canvas_node(page, "writer")).to_contain_text("Workflow Agent")
+    shots.take(page, "imported workflow")
+
+    native_yaml = tmp_path / "tiny.yaml"
+    native_yaml.write_text(
+        "name: Tiny\nnodes:\n  - {id: start, type: chat-start}\n"
+        "  - {id: say, type: prompt-template, data: {template: 'hi {{ $json.message }}'}}\n"
+        "edges:\n  - {source: start, target: say}\n"
+    )
+    page.get_by_label("Import file").set_input_files(native_yaml)
+    expect(page.locator(".react-flow__node")).to_have_count(2)
+    expect(page.locator(".react-flow__edge")).to_have_count(1)
+    shots.take(page, "imported yaml")

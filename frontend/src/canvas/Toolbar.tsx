@@ -41,6 +41,19 @@ const SHORTCUTS: [string, string][] = [
   ['{{ in a field', 'Expression suggestions (↑ ↓ Enter)'],
 ]
 
+/** A native JSON document that did not validate: opened as it is, to be fixed here. */
+function nativeDraft(text: string): GraphDocument | null {
+  try {
+    const parsed = JSON.parse(text) as unknown
+    if (parsed && typeof parsed === 'object' && Array.isArray((parsed as GraphDocument).nodes)) {
+      return parsed as GraphDocument
+    }
+  } catch {
+    // not JSON: YAML that did not validate has nothing to open
+  }
+  return null
+}
+
 export function Toolbar(props: Props) {
   const { flowId, flows, name, onName, version, saveState, onSave, onMessage } = props
   const flow = useReactFlow()
@@ -85,38 +98,27 @@ export function Toolbar(props: Props) {
     setTimeout(() => URL.revokeObjectURL(url), 1000)
   }
 
+  // The server reads the file's text (JSON or YAML, any format nodeloom loads) and answers
+  // the native document when it is valid; an invalid native graph still opens, with its
+  // issues pinned, so it can be fixed here.
   const importFile = async (file: File) => {
     const text = await file.text()
-    let parsed: unknown
     try {
-      parsed = JSON.parse(text)
-    } catch {
-      const yaml = /\.ya?ml$/i.test(file.name)
-      onMessage({
-        kind: 'error',
-        text: yaml
-          ? `${file.name} is YAML: the server takes JSON only. Convert it with the CLI, e.g. \`nodeloom serve --flows ${file.name}\` imports it as a flow, or \`nodeloom validate ${file.name}\` checks it.`
-          : `${file.name} is not valid JSON.`,
-      })
-      return
-    }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      onMessage({ kind: 'error', text: `${file.name}: a graph document is a JSON object.` })
-      return
-    }
-    try {
-      const answer = await api<{ valid: boolean; issues: Issue[]; document?: GraphDocument }>('/api/validate', {
-        method: 'POST',
-        json: { document: parsed },
-      })
-      const native = answer.document ?? (Array.isArray((parsed as GraphDocument).nodes) ? (parsed as GraphDocument) : null)
+      const answer = await api<{ valid: boolean; issues: Issue[]; document?: GraphDocument | null }>(
+        '/api/validate',
+        { method: 'POST', json: { document: text } },
+      )
+      const native = answer.document ?? nativeDraft(text)
       if (!native) {
-        onMessage({ kind: 'error', text: `${file.name}: ${answer.issues.map((i) => i.message).join('; ') || 'not a graph nodeloom reads'}` })
+        onMessage({
+          kind: 'error',
+          text: `${file.name}: ${answer.issues.map((i) => i.message).join('; ') || 'not a graph nodeloom reads'}`,
+        })
         return
       }
       props.onImported(native, answer.issues)
     } catch (exc) {
-      onMessage({ kind: 'error', text: `Import failed: ${(exc as Error).message}` })
+      onMessage({ kind: 'error', text: `Import of ${file.name} failed: ${(exc as Error).message}` })
     }
   }
 
