@@ -59,6 +59,12 @@ def test_build_a_flow_run_it_from_the_chat_and_find_it_again(
 ):
     page.goto(f"{ui_server.url}/#/flows")
     expect(page.locator('[data-testid="palette-item-chat-start"]')).to_be_visible()
+    # A node of a plugin folder (the server's NODELOOM_NODES_PATH) is in the palette too:
+    # every node is drawn from the catalogue, none is known to the UI's code.
+    page.get_by_label("Search nodes").fill("sleep")
+    expect(page.locator('[data-testid="palette-item-sleep"]')).to_be_visible()
+    expect(page.locator('[data-testid="palette-item-chat-start"]')).to_be_hidden()
+    page.get_by_label("Search nodes").fill("")
     shots.take(page, "empty editor")
 
     # Three nodes dragged from the palette, wired start -> llm -> template.

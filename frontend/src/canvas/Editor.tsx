@@ -10,6 +10,7 @@ import type { Catalogue, FlowSummary, FlowVersion, GraphDocument, Issue } from '
 import { navigate } from '../app/route'
 import { asInnerDocument } from '../flow/document'
 import { upstreamNodes } from '../flow/expressions'
+import { displayName } from '../flow/types'
 import { useCatalogue } from '../state/catalogue'
 import { useCurrentFlow } from '../state/currentFlow'
 import { Canvas } from './Canvas'
@@ -183,7 +184,7 @@ function LoadedEditor({
         ],
       })
       store.getState().setIssues(lastIssues.current)
-      const title = typeof node.data.values.name === 'string' && node.data.values.name ? node.data.values.name : loopId
+      const title = displayName(loopId, node.data.values)
       top.store.getState().record()
       setLevels([...levels, { store, title, loopId }])
     },

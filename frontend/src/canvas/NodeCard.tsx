@@ -6,7 +6,7 @@ import { memo, useCallback, useState, type CSSProperties } from 'react'
 import type { Catalogue, Issue, Parameter, Port } from '../api/types'
 import { fieldIssues } from '../flow/issues'
 import { definitionFor, inputPorts, outputPorts } from '../flow/ports'
-import type { FlowNode } from '../flow/types'
+import { displayName, type FlowNode } from '../flow/types'
 import { useCatalogue } from '../state/catalogue'
 import { useRunStatus } from '../state/runStatus'
 import { ParamField } from './ParamField'
@@ -94,7 +94,7 @@ function NodeCardView({ id, data, selected }: NodeProps<FlowNode>) {
           .map((p) => p.id),
       ),
   )
-  const name = typeof data.values.name === 'string' && data.values.name ? data.values.name : id
+  const name = displayName(id, data.values)
   const className = ['node-card', selected ? 'selected' : '', status ? `status-${status}` : '', issues.length ? 'has-issue' : '']
     .filter(Boolean)
     .join(' ')

@@ -4,7 +4,7 @@
 
 import type { Catalogue } from '../api/types'
 import { definitionFor, inputPorts, outputPorts } from './ports'
-import type { FlowEdge, FlowNode, Wire } from './types'
+import { displayName, type FlowEdge, type FlowNode, type Wire } from './types'
 
 export type ConnectionCheck = { ok: true } | { ok: false; reason: string }
 
@@ -41,8 +41,7 @@ export function socketRefusal(catalogue: Catalogue, source: string, target: stri
 }
 
 function nameOf(node: FlowNode): string {
-  const name = node.data.values.name
-  return typeof name === 'string' && name ? name : node.id
+  return displayName(node.id, node.data.values)
 }
 
 /**

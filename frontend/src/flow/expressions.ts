@@ -3,7 +3,7 @@
 
 import type { Catalogue, NodeDefinition } from '../api/types'
 import { definitionFor, mainOutput } from './ports'
-import type { FlowEdge, FlowNode } from './types'
+import { displayName, type FlowEdge, type FlowNode } from './types'
 
 export interface Completion {
   /** The full text that replaces the token. */
@@ -77,8 +77,7 @@ export function outputFields(definition: NodeDefinition): string[] {
 }
 
 function nodeName(node: FlowNode): string {
-  const name = node.data.values.name
-  return typeof name === 'string' && name ? name : node.id
+  return displayName(node.id, node.data.values)
 }
 
 /** Nodes with a path to `nodeId`, nearest first; spine parents marked `direct`. */

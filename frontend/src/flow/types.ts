@@ -12,6 +12,11 @@ export interface NodeData extends Record<string, unknown> {
 
 export type FlowNode = Node<NodeData, 'nodeloom'>
 
+/** The name a node is shown and reached by: its `name` setting, else its id. */
+export function displayName(id: string, values: Record<string, unknown>): string {
+  return typeof values.name === 'string' && values.name ? values.name : id
+}
+
 export interface EdgeData extends Record<string, unknown> {
   extra?: Record<string, unknown>
 }
