@@ -3,6 +3,7 @@ ChatReply, or streamed as the run's events followed by the ChatReply."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -10,7 +11,7 @@ import httpx
 from nodeloom.testing.builders import chain, node
 
 from .conftest import read_frames
-from .flows import ask, completion, shout
+from .flows import ask, completion, shout, slow
 
 
 def save(api: httpx.Client, document: dict[str, Any], name: str) -> str:
@@ -140,3 +141,24 @@ def test_bad_turns_are_refused_before_anything_runs(api: httpx.Client):
     missing = api.post(f"/api/flows/{flow_id}/chat", json={"message": "x", "version": 9})
     assert missing.status_code == 404
     assert len(api.get("/api/runs", params={"flow_id": flow_id}).json()["runs"]) == before
+
+
+def test_a_turn_cancelled_while_it_streams_ends_with_a_cancelled_reply(api: httpx.Client):
+    flow_id = save(api, slow(steps=20, seconds=0.2), "Chat slow")
+    body = {"message": "x", "stream": True}
+    frames = []
+    with api.stream("POST", f"/api/flows/{flow_id}/chat", json=body) as response:
+        assert response.status_code == 200
+        run_id = response.headers["X-Nodeloom-Run-Id"]
+        cancelled = False
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                frames.append(line.removeprefix("event: "))
+            if not cancelled and frames.count("FlowNodeCompleted") == 1:
+                assert api.post(f"/api/runs/{run_id}/cancel").status_code == 200
+                cancelled = True
+            if line.startswith("data: ") and frames[-1] == "ChatReply":
+                reply = json.loads(line.removeprefix("data: "))
+    assert frames[-2:] == ["run_cancelled", "ChatReply"]
+    assert reply["status"] == "cancelled" and reply["answer"] is None
+    assert api.get(f"/api/runs/{run_id}").json()["status"] == "cancelled"

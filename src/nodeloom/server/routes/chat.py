@@ -84,22 +84,22 @@ async def _frames(
     async for frame in sse(events):
         yield frame
     reply = _reply(turn, await turn.outcome, started.run_url)
-    yield f"event: ChatReply\ndata: {json.dumps(reply, default=str)}\n\n"
+    yield f"event: ChatReply\ndata: {json.dumps(reply)}\n\n"
 
 
 def _reply(turn: Turn, result: RunResult, run_url: str) -> dict[str, Any]:
+    """The ChatReply, as JSON values (a value no JSON type holds becomes its text)."""
     completed = result.status is RunStatus.COMPLETED
-    return {
+    reply = {
         "chat_id": turn.chat_id,
         "run_id": result.run_id,
         "status": result.status.value,
         "answer": answer(turn.flow, result) if completed else None,
         "usage": {key: int(value) for key, value in result.usage.items()},
         # What each waiting node asks (as its `waiting` event says it): prompt, fields...
-        "waiting": json.loads(json.dumps(result.waiting, default=str))
-        if result.status is RunStatus.PAUSED
-        else [],
+        "waiting": result.waiting if result.status is RunStatus.PAUSED else [],
         "error": result.error if result.status is RunStatus.FAILED else None,
         "run_url": run_url,
         "events_url": f"{run_url}/events",
     }
+    return dict(json.loads(json.dumps(reply, default=str)))
