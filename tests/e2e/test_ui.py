@@ -301,3 +301,18 @@ def test_import_opens_a_file_of_another_format_converted(
     expect(page.locator(".react-flow__node")).to_have_count(2)
     expect(page.locator(".react-flow__edge")).to_have_count(1)
     shots.take(page, "imported yaml")
+
+
+def test_the_server_s_validation_issues_show_on_the_node_they_concern(
+    page: Page, ui_server: Server, shots: Shots
+):
+    page.goto(f"{ui_server.url}/#/flows")
+    expect(page.locator('[data-testid="palette-item-chat-start"]')).to_be_visible()
+    template = drop(page, "prompt-template", 120, 120)  # its template is required, and empty
+    issues = canvas_node(page, template).get_by_test_id("node-issues")
+    expect(issues).to_contain_text("needs 'template'")
+    shots.take(page, "issue on the node")
+
+    canvas_node(page, template).get_by_label("Template").fill("Hello")
+    expect(issues).to_have_count(0)
+    shots.take(page, "issue fixed")
