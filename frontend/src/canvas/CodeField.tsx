@@ -74,7 +74,6 @@ export function CodeField({ label, value, language, disabled, onChange }: Props)
       view.current = null
     }
     // The editor owns the text while open; outside changes (undo) re-sync below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open])
 
   useEffect(() => {

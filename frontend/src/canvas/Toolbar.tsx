@@ -71,7 +71,6 @@ export function Toolbar(props: Props) {
   const nameInput = useRef<HTMLInputElement>(null)
   useEffect(() => {
     if (!flowId) nameInput.current?.select() // a new flow: name it first
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [])
 
   const openVersions = async () => {
