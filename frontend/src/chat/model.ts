@@ -3,6 +3,9 @@
 // person, the error. Plain functions over plain data, so they are tested without a DOM.
 
 import type { RunEvent } from '../api/types'
+import type { Waiting } from '../components/waiting'
+
+export type { Waiting }
 
 export type StepStatus = 'running' | 'done' | 'skipped' | 'failed' | 'waiting'
 
@@ -16,15 +19,6 @@ export interface ToolCall {
   result?: string | null
   error?: boolean
   status: 'running' | 'done' | 'failed'
-}
-
-export interface Waiting {
-  nodeId: string
-  nodeName: string
-  kind: string
-  prompt: string
-  value?: unknown
-  fields?: { name: string; label?: string; type?: string; required?: boolean }[]
 }
 
 export interface Step {
