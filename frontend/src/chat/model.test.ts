@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
 import { formatDuration } from '../components/time'
 import { inputAnswer } from '../components/waiting'
 import { summaryOf } from './format'

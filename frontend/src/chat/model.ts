@@ -2,7 +2,7 @@
 // message, the answer growing token by token, one step card per node, what waits for a
 // person, the error. Plain functions over plain data, so they are tested without a DOM.
 
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
 import type { Waiting } from '../components/waiting'
 
 export type { Waiting }

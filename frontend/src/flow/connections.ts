@@ -2,7 +2,7 @@
 // call checkConnection). It mirrors the engine exactly: src/nodeloom/graph/sockets.py
 // (can_connect, connection_refusal) and validation.py (_check_edges).
 
-import type { Catalogue } from '../api/types'
+import type { Catalogue } from '../api/models'
 import { definitionFor, inputPorts, outputPorts } from './ports'
 import { displayName, type FlowEdge, type FlowNode, type Wire } from './types'
 

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useState } from 'react'
 import { api } from '../api/client'
 import { followRunEvents } from '../api/stream'
-import type { FlowVersion, RunRecord } from '../api/types'
+import type { FlowVersion, RunRecord } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
 import { JsonView } from '../components/JsonView'
 import { formatDuration, formatTime } from '../components/time'

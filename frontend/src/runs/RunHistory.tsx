@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useState } from 'react'
 import { api } from '../api/client'
-import type { FlowSummary, RunRecord, RunStatus } from '../api/types'
+import type { FlowSummary, RunRecord, RunStatus } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
 import { formatDuration, formatTime } from '../components/time'
 import { RunDetail } from './RunDetail'
