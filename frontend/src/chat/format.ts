@@ -1,7 +1,7 @@
-// How a turn's parts read: a step's one-line summary, a value as text, a duration, and
-// the answers a waiting node takes (approval: {decision, note}; Human Input: text or fields).
+// How a turn's parts read: a step's one-line summary and a value as text. (Durations are
+// in components/time.ts, the answers a waiting node takes in components/waiting.ts.)
 
-import type { Step, Waiting } from './model'
+import type { Step } from './model'
 
 /** A one-line summary of a step for its card. */
 export function summaryOf(step: Step): string {
@@ -53,32 +53,4 @@ export function textOf(value: unknown): string {
 function oneLine(text: string, max = 90): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || Number.isNaN(ms)) return ''
-  if (ms < 1) return '<1 ms'
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
-  const minutes = Math.floor(ms / 60_000)
-  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
-}
-
-/** The answer an approval takes (docs/nodes/approval.md). */
-export function approvalAnswer(decision: 'approve' | 'reject', note: string) {
-  return { decision, note }
-}
-
-/** The answer a Human Input takes: free text, or its form fields by name. */
-export function inputAnswer(waiting: Waiting, text: string, fields: Record<string, string | boolean>): unknown {
-  if (!waiting.fields || waiting.fields.length === 0) return text
-  const answer: Record<string, unknown> = {}
-  for (const field of waiting.fields) {
-    const raw = fields[field.name]
-    if (field.type === 'boolean') answer[field.name] = raw === true
-    else if (field.type === 'number') {
-      if (raw !== undefined && raw !== '') answer[field.name] = Number(raw)
-    } else if (raw !== undefined && raw !== '') answer[field.name] = raw
-  }
-  return answer
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api/types'
-import { formatDuration, inputAnswer, summaryOf } from './format'
+import type { RunEvent } from '../api/models'
+import { formatDuration } from '../components/time'
+import { inputAnswer } from '../components/waiting'
+import { summaryOf } from './format'
 import { applyEvent, applyReply, newTurn, type Turn } from './model'
 
 let seq = 0

@@ -2,7 +2,10 @@
 // message, the answer growing token by token, one step card per node, what waits for a
 // person, the error. Plain functions over plain data, so they are tested without a DOM.
 
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
+import type { Waiting } from '../components/waiting'
+
+export type { Waiting }
 
 export type StepStatus = 'running' | 'done' | 'skipped' | 'failed' | 'waiting'
 
@@ -16,15 +19,6 @@ export interface ToolCall {
   result?: string | null
   error?: boolean
   status: 'running' | 'done' | 'failed'
-}
-
-export interface Waiting {
-  nodeId: string
-  nodeName: string
-  kind: string
-  prompt: string
-  value?: unknown
-  fields?: { name: string; label?: string; type?: string; required?: boolean }[]
 }
 
 export interface Step {

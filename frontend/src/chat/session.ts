@@ -8,7 +8,7 @@
 import { create } from 'zustand'
 import { api, ApiError } from '../api/client'
 import { eventOf, followRunEvents, streamSse } from '../api/stream'
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
 import { useCurrentFlow } from '../state/currentFlow'
 import { useRunStatus } from '../state/runStatus'
 import { answerOfRun } from './answer'

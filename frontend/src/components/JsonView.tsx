@@ -1,7 +1,7 @@
 // A value as pretty JSON; a big one starts collapsed behind a "Show" button.
 
 import { useState } from 'react'
-import './runs.css'
+import './components.css'
 
 const BIG = 600
 
