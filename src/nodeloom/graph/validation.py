@@ -14,6 +14,7 @@ from typing import Any
 
 from nodeloom.errors import GraphError, Issue
 from nodeloom.expressions import Template
+from nodeloom.graph.definitions import ERROR_PORT, Definitions, DefinitionSpec, Port
 from nodeloom.graph.document import parse_graph, read_document
 from nodeloom.graph.model import Edge, Graph, Node
 from nodeloom.graph.parameters import (
@@ -25,8 +26,6 @@ from nodeloom.graph.parameters import (
 )
 from nodeloom.graph.sockets import can_connect, connection_refusal
 from nodeloom.graph.structure import Structure, find_structure
-from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
-from nodeloom.plugins.registry import Registry
 
 
 @dataclass
@@ -34,7 +33,7 @@ class NodeInfo:
     """What validation learned about one node."""
 
     node: Node
-    definition: NodeDefinition | None
+    definition: DefinitionSpec | None
     inputs: dict[str, Port] = field(default_factory=dict)  # spine ports and side sockets
     outputs: dict[str, Port] = field(default_factory=dict)
     templates: dict[str, Template] = field(default_factory=dict)  # "param.path" -> template
@@ -59,7 +58,7 @@ class CheckedGraph:
             raise GraphError(self.issues)
 
 
-def validate(source: Any, registry: Registry) -> CheckedGraph:
+def validate(source: Any, registry: Definitions) -> CheckedGraph:
     """Read, parse and check a graph document (path, JSON text or dict)."""
     graph, issues = parse_graph(read_document(source))
     checked = check_graph(graph, registry)
@@ -69,7 +68,7 @@ def validate(source: Any, registry: Registry) -> CheckedGraph:
 
 def check_graph(
     graph: Graph,
-    registry: Registry,
+    registry: Definitions,
     *,
     prefix: str = "",
     outer_names: Mapping[str, str] | None = None,
@@ -125,7 +124,7 @@ def check_graph(
 # -- nodes ------------------------------------------------------------------------------
 
 
-def _check_node(node: Node, registry: Registry, prefix: str, issues: list[Issue]) -> NodeInfo:
+def _check_node(node: Node, registry: Definitions, prefix: str, issues: list[Issue]) -> NodeInfo:
     where = prefix + node.id
     definition = registry.definition(node.type)
     info = NodeInfo(node, definition)
@@ -226,7 +225,7 @@ def _check_body(
     info: NodeInfo,
     param: str,
     value: dict[str, Any],
-    registry: Registry,
+    registry: Definitions,
     prefix: str,
     outer_names: Mapping[str, str] | None,
     issues: list[Issue],

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from nodeloom.graph.definitions import ERROR_PORT, SIDE_EFFECTS, Port
 from nodeloom.graph.values import BinaryRef, DataValue
 
 ExecutionMode = Literal["structural", "flow", "hybrid"]
@@ -51,40 +52,6 @@ CATEGORIES = (
     "utility",
     "formats",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Port:
-    """An input or output handle of a node.
-
-    `socket` is a socket type id (`data` for the spine). On inputs, `required` means the
-    node cannot run unless a wire into this port delivered; `multiple` lets several edges
-    enter the port (Merge). On outputs, `repeat` names a list parameter: the port is then
-    repeated once per item, with `{index}` in `id` and `label` replaced by the item's index
-    and `{name}` by the item itself (a string) or its `name` (an object).
-    """
-
-    id: str
-    socket: str = "data"
-    label: str | None = None
-    required: bool = True
-    multiple: bool = False
-    repeat: str | None = None
-    description: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "id": self.id,
-            "socket": self.socket,
-            "label": self.label or self.id,
-            "required": self.required,
-            "multiple": self.multiple,
-        }
-        if self.repeat:
-            data["repeat"] = self.repeat
-        if self.description:
-            data["description"] = self.description
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,10 +173,7 @@ COMMON_PARAMETERS: tuple[Parameter, ...] = (
         "the node (its `completed` event says `pinned: true`).",
     ),
 )
-SIDE_EFFECTS: tuple[str, ...] = ("pure", "idempotent", "external")
 COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
-
-ERROR_PORT = "error"
 
 CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 TriggerCheck = Callable[[Mapping[str, Any], Any], list[tuple[str, str, str]]]
@@ -518,6 +482,7 @@ __all__ = [
     "CATEGORIES",
     "COMMON_PARAMETERS",
     "ERROR_PORT",
+    "SIDE_EFFECTS",
     "AgentResult",
     "AsyncIterator",
     "BinaryRef",
