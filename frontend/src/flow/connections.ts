@@ -1,6 +1,6 @@
 // The one connection rule of the canvas (React Flow's isValidConnection and onConnect both
 // call checkConnection). It mirrors the engine exactly: src/nodeloom/graph/sockets.py
-// (can_connect, connection_refusal) and validation.py (_check_edges).
+// (can_connect, connection_refusal) and edge_checks.py (check_edges).
 
 import type { Catalogue } from '../api/types'
 import { definitionFor, inputPorts, outputPorts } from './ports'
