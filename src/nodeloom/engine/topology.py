@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from nodeloom.expressions import Template
+from nodeloom.graph.ordering import ancestors
 from nodeloom.graph.parameters import RAW_TYPES, SETTINGS, RetryPolicy, parse_retry
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
@@ -90,23 +91,10 @@ class FlowPlan:
 
     def ancestors(self, index: int) -> set[int]:
         """Every node with a path to `index` (any edge kind)."""
-        return self._walk(index, upstream=True)
+        return ancestors(index, lambda i: (self.edges[e].source for e in self.nodes[i].in_edges))
 
     def descendants(self, index: int) -> set[int]:
-        return self._walk(index, upstream=False)
-
-    def _walk(self, index: int, *, upstream: bool) -> set[int]:
-        seen: set[int] = set()
-        stack = [index]
-        while stack:
-            node = self.nodes[stack.pop()]
-            for e in node.in_edges if upstream else node.out_edges:
-                edge = self.edges[e]
-                nxt = edge.source if upstream else edge.target
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return seen
+        return ancestors(index, lambda i: (self.edges[e].target for e in self.nodes[i].out_edges))
 
 
 def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:

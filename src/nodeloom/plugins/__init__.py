@@ -1,0 +1,75 @@
+"""The node plugin contract, and how node folders are found and loaded.
+
+What a node folder imports (also importable from `nodeloom.plugins.contract`):
+
+    definition   Port, Parameter, NodeDefinition, COMMON_PARAMETERS, CATEGORIES, ERROR_PORT
+    runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
+    build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
+    services     Services, CredentialSource
+
+and what the engine and the server use to load them:
+
+    discovery    the built-in catalogue, entry points, NODELOOM_NODES_PATH
+    registry     Registry (definitions by type id, executors imported on first use),
+                 default_registry()
+
+See docs/plugins.md.
+"""
+
+from nodeloom.graph.values import BinaryRef, DataValue
+from nodeloom.plugins.build import (
+    AgentResult,
+    BuildContext,
+    MetadataResult,
+    StructuralResult,
+    ToolsResult,
+)
+from nodeloom.plugins.definition import (
+    CATEGORIES,
+    COMMON_PARAMETERS,
+    ERROR_PORT,
+    ExecutionMode,
+    NodeDefinition,
+    Parameter,
+    Port,
+    SideEffects,
+)
+from nodeloom.plugins.registry import LoadedExecutor, Registry, default_registry
+from nodeloom.plugins.runtime import (
+    Event,
+    ExecutionResult,
+    FlowContext,
+    FlowExecutor,
+    InputRequest,
+    NodeEvent,
+)
+from nodeloom.plugins.services import CredentialSource, Services
+
+__all__ = [
+    "CATEGORIES",
+    "COMMON_PARAMETERS",
+    "ERROR_PORT",
+    "AgentResult",
+    "BinaryRef",
+    "BuildContext",
+    "CredentialSource",
+    "DataValue",
+    "Event",
+    "ExecutionMode",
+    "ExecutionResult",
+    "FlowContext",
+    "FlowExecutor",
+    "InputRequest",
+    "LoadedExecutor",
+    "MetadataResult",
+    "NodeDefinition",
+    "NodeEvent",
+    "Parameter",
+    "Port",
+    "Registry",
+    "Services",
+    "SideEffects",
+    "StructuralResult",
+    "ToolsResult",
+    "default_registry",
+]
