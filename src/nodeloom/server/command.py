@@ -64,6 +64,7 @@ def serve_command(
     import uvicorn
 
     from nodeloom.server.app import create_app
+    from nodeloom.server.log_filter import log_config
 
     config = ServerConfig(
         dev=dev,
@@ -84,6 +85,7 @@ def serve_command(
         host=host,
         port=port,
         log_level="info",
+        log_config=log_config(),  # no `?token=` in the log
         timeout_graceful_shutdown=GRACE_SECONDS,  # open event streams do not hold a stop
     )
 
