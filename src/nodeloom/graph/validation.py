@@ -14,6 +14,7 @@ from typing import Any
 
 from nodeloom.errors import GraphError, Issue
 from nodeloom.expressions import Template
+from nodeloom.graph.credential_placement import credential_placement_issues
 from nodeloom.graph.document import parse_graph, read_document
 from nodeloom.graph.model import Edge, Graph, Node
 from nodeloom.graph.parameters import (
@@ -81,6 +82,7 @@ def check_graph(
     issues: list[Issue] = []
     infos = {node.id: _check_node(node, registry, prefix, issues) for node in graph.nodes}
     _check_names(graph, prefix, issues)
+    issues.extend(credential_placement_issues(infos, prefix))
     for info in infos.values():
         for param, value in info.node.data.items():
             parameter = info.definition.parameter(param) if info.definition else None

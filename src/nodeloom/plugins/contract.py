@@ -108,6 +108,7 @@ class Parameter:
     socket: str | None = None
     placeholder: str | None = None
     language: str | None = None
+    secret: bool = False
 
     @property
     def socket_type(self) -> str:
@@ -135,6 +136,8 @@ class Parameter:
             data["minimum"] = self.minimum
         if self.maximum is not None:
             data["maximum"] = self.maximum
+        if self.secret:
+            data["secret"] = True
         return data
 
 
