@@ -10,7 +10,7 @@ import pytest
 
 import nodeloom
 from nodeloom.engine.events import ListSink
-from nodeloom.engine.redaction import MASK, Redactor
+from nodeloom.engine.redaction import MASK, Redactor, TokenStreams
 from nodeloom.errors import GraphError
 from nodeloom.plugins.contract import Services
 from nodeloom.secrets import ENV_SECRET_KEY, Vault
@@ -129,3 +129,25 @@ def test_a_credential_outside_a_secret_capable_parameter_does_not_load():
     assert (issue.code, issue.node_id, issue.field) == ("credential_placement", "t", "template")
     assert "'T'" in issue.message or "(T)" in issue.message
     assert "HTTP Request's `headers`" in issue.message
+
+
+def test_token_streams_hold_back_only_what_could_begin_a_secret():
+    redactor = Redactor()
+    redactor.add("abcdef")
+    streams = TokenStreams(redactor)
+    released = [
+        streams.release("progress", {"token": token}, "n") for token in ("xx ab", "cd", "ef!")
+    ]
+    assert released == [
+        [("progress", {"token": "xx "})],
+        [],  # "abcd" could still be the secret
+        [("progress", {"token": f"{MASK}!"})],
+    ]
+    assert streams.release("progress", {"token": "q abc"}, "n") == [("progress", {"token": "q "})]
+    assert streams.release("progress", {"token": "zz"}, "other") == [
+        ("progress", {"token": "zz"})
+    ]  # each node's stream apart
+    assert streams.release("completed", {"x": 1}, "n") == [
+        ("progress", {"token": "abc"}),  # the stream ended without the secret: let it go
+        ("completed", {"x": 1}),
+    ]
