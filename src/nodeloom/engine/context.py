@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.human import NO_ANSWER, AnswerError, HumanInput, Waiter, normalize_answer
 from nodeloom.engine.plan import DEAD, PENDING
-from nodeloom.engine.redaction import Redactor
+from nodeloom.engine.redaction import Redactor, TokenStreams
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
@@ -59,6 +59,7 @@ class RunShared:
         "sink",
         "state",
         "steps",
+        "tokens",
         "trigger",
         "usage",
         "variables",
@@ -78,6 +79,7 @@ class RunShared:
         self.services = services
         self.built = built
         self.redactor = Redactor()  # the credential values this run has resolved
+        self.tokens = TokenStreams(self.redactor)  # streamed tokens, masked across tokens
         self.human: HumanInput | None = None  # set for plans with nodes that may wait
         self.checkpoints: Checkpoints | None = None  # set for recorded runs
         self.continuation: Continuation | None = None  # set for a resumed recorded run
@@ -119,12 +121,20 @@ class RunShared:
         node_name: str | None = None,
         node_type: str | None = None,
     ) -> None:
-        self.seq += 1
-        self.sink.emit(
-            Event(
-                event_type, data, node_id, node_name, node_type, self.run_id, self.seq, time.time()
+        for kind, released in self.tokens.release(event_type, data, node_id):
+            self.seq += 1
+            self.sink.emit(
+                Event(
+                    kind,
+                    released,
+                    node_id,
+                    node_name,
+                    node_type,
+                    self.run_id,
+                    self.seq,
+                    time.time(),
+                )
             )
-        )
 
 
 class NodeContext:
@@ -256,6 +266,20 @@ class NodeContext:
                 ) from None
         shared.emit("resumed", {"input": answer}, *where)
         return answer
+
+    def mask(self, value: Any) -> None:
+        """Mask every text in `value` in what the run reports, as a credential's value is
+        (a secret parameter's rendering of one: topology._masked_whole)."""
+        if isinstance(value, str):
+            self.run.shared.redactor.add(value)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                self.mask(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                self.mask(item)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            self.run.shared.redactor.add(str(value))
 
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         template = cached_template(expression)

@@ -4,6 +4,10 @@ A run's `Redactor` learns each credential value as `$credentials.name` resolves 
 `RedactingSink` and `RedactingCheckpoints` replace those values by "***" inside every
 string (keys included) of what they pass on, so no sink, run store or API response sees
 them. A value is known only once it is used, and nothing is redacted before.
+
+Streamed tokens are masked over the stream, not token by token: `TokenStreams` holds back
+the end of a node's stream while it could be the start of a secret, so a value split
+across two `progress` tokens is masked too.
 """
 
 from __future__ import annotations
@@ -56,6 +60,47 @@ class Redactor:
         if isinstance(value, list | tuple):
             return [self._redact(item) for item in value]
         return value
+
+
+class TokenStreams:
+    """The `progress` tokens of each node, with the run's secrets masked across token
+    boundaries. `release` says which events to emit for one the run emits: a token whose
+    end could begin a secret is held back (all or part of it) until the next token of the
+    node shows whether it does, or until the node's next other event."""
+
+    __slots__ = ("held", "redactor")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.held: dict[str | None, str] = {}  # node id -> the text held back
+
+    def release(
+        self, event_type: str, data: dict[str, Any] | None, node_id: str | None
+    ) -> list[tuple[str, dict[str, Any] | None]]:
+        if not self.redactor and not self.held:
+            return [(event_type, data)]
+        token = data.get("token") if event_type == "progress" and data is not None else None
+        if data is not None and isinstance(token, str):
+            text = self.redactor.redact(self.held.pop(node_id, "") + token)
+            keep = self._open_end(text)
+            if keep:
+                self.held[node_id] = text[-keep:]
+                text = text[:-keep]
+            return [(event_type, {**data, "token": text})] if text else []
+        flushed: list[tuple[str, dict[str, Any] | None]] = []
+        for held_id in [node_id] if node_id is not None else list(self.held):
+            if held_id in self.held:
+                flushed.append(("progress", {"token": self.held.pop(held_id)}))
+        return [*flushed, (event_type, data)]
+
+    def _open_end(self, text: str) -> int:
+        """The length of the longest end of `text` that begins a secret (0: none)."""
+        longest = min(len(text), max((len(s) for s in self.redactor.values), default=1) - 1)
+        for length in range(longest, 0, -1):
+            end = text[-length:]
+            if any(secret.startswith(end) for secret in self.redactor.values):
+                return length
+        return 0
 
 
 class RedactingSink:

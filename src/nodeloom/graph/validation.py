@@ -16,6 +16,7 @@ from typing import Any
 
 from nodeloom.errors import Issue
 from nodeloom.graph.checked import CheckedGraph, NodeInfo
+from nodeloom.graph.credential_placement import credential_placement_issues
 from nodeloom.graph.definitions import Definitions
 from nodeloom.graph.document import parse_graph, read_document
 from nodeloom.graph.edge_checks import check_activation, check_edges, check_required
@@ -48,6 +49,7 @@ def check_graph(
     issues: list[Issue] = []
     infos = {node.id: check_node(node, registry, prefix, issues) for node in graph.nodes}
     check_names(graph, prefix, issues)
+    issues.extend(credential_placement_issues(infos, prefix))
     for info in infos.values():
         for param, value in info.node.data.items():
             parameter = info.definition.parameter(param) if info.definition else None

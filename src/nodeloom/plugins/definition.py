@@ -64,6 +64,7 @@ class Parameter:
     socket: str | None = None
     placeholder: str | None = None
     language: str | None = None
+    secret: bool = False
 
     @property
     def socket_type(self) -> str:
@@ -91,6 +92,8 @@ class Parameter:
             data["minimum"] = self.minimum
         if self.maximum is not None:
             data["maximum"] = self.maximum
+        if self.secret:
+            data["secret"] = True
         return data
 
 

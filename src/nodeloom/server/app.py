@@ -21,6 +21,7 @@ from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
+from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
     credentials,
@@ -82,6 +83,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     )
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if config.dev:  # no token: refuse DNS rebinding and cross-site requests instead
+        app.add_middleware(DevGuard, public_hosts=config.public_hosts)
 
     @app.get("/health", response_model=Health, tags=["server"])
     async def health() -> Health:

@@ -10,10 +10,12 @@ import shlex
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from agno.tools.mcp import MCPTools
@@ -328,6 +330,83 @@ async def test_a_url_where_nothing_listens_is_an_error(no_env_allowance):
     error = await build_error({"url": url, "allow_private_network": True, "connect_timeout": 5})
     assert error.code == "mcp_failed"
     assert f"MCP server `{url}`: could not connect" in str(error)
+
+
+# -- DNS rebinding: the connection goes to the address the guard checked -------------------
+
+REBOUND = "mcp.rebind.test"
+PUBLIC = "8.8.8.8"  # a public address: the guard allows it (nothing answers the test there)
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """An internal service on 127.0.0.1: records the Host of every request, answers 404."""
+
+    seen: ClassVar[list[str]] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _answer(self) -> None:
+        self.seen.append(self.headers.get("Host", ""))
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_DELETE = _answer
+
+
+@pytest.fixture
+def internal_service() -> Iterator[tuple[int, list[str]]]:
+    _Recorder.seen = []
+    service = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=service.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(service.server_address[1]), _Recorder.seen
+    finally:
+        service.shutdown()
+        service.server_close()
+
+
+def rebinding_dns(monkeypatch: pytest.MonkeyPatch, answers: list[str]) -> list[str]:
+    """Make REBOUND resolve to answers[0] first, then answers[1] on every later lookup
+    (the process's getaddrinfo: what the guard and any HTTP client call)."""
+    real = socket.getaddrinfo
+    given: list[str] = []
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode("ascii") if isinstance(host, bytes) else host  # httpx: bytes
+        if name != REBOUND:
+            return real(host, port, *args, **kwargs)
+        address = answers[min(len(given), len(answers) - 1)]
+        given.append(address)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 80)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return given
+
+
+async def test_a_name_rebound_to_loopback_after_the_check_cannot_reach_it(
+    internal_service, monkeypatch, no_env_allowance
+):
+    port, seen = internal_service
+    given = rebinding_dns(monkeypatch, [PUBLIC, "127.0.0.1"])  # public, then loopback
+    error = await build_error({"url": f"http://{REBOUND}:{port}/mcp", "connect_timeout": 2})
+    assert error.code == "mcp_failed"
+    assert given[0] == PUBLIC  # the guard saw (and allowed) the public address
+    assert seen == []  # the connection went there too, never to the service on loopback
+
+
+async def test_the_pinned_connection_keeps_the_name_in_the_host_header(
+    internal_service, monkeypatch, no_env_allowance
+):
+    port, seen = internal_service
+    given = rebinding_dns(monkeypatch, ["127.0.0.1", "10.9.9.9"])
+    url = f"http://{REBOUND}:{port}/mcp"
+    error = await build_error({"url": url, "allow_private_network": True, "connect_timeout": 5})
+    assert error.code == "mcp_failed"  # the service is no MCP server
+    assert given == ["127.0.0.1"]  # resolved once, by the guard
+    assert seen and set(seen) == {f"{REBOUND}:{port}"}
 
 
 # -- in an agent ---------------------------------------------------------------------------

@@ -5,8 +5,8 @@ nodes' output. Streaming forwards the tokens nodes stream (`progress` events).""
 
 from __future__ import annotations
 
-import hashlib
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,6 +34,8 @@ from nodeloom.server.openai_models import (
 )
 from nodeloom.server.runtime import ServerState, State
 from nodeloom.store import FlowSummary
+
+CHAT_ID_HEADER = "X-Chat-Id"
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
@@ -72,7 +74,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
     saved = await state.store.get_flow(summary.id)
     flow = state.flow(saved.flow_id, saved.version, saved.document)
     message = _last_user_message(body.messages)
-    chat_id = body.user or _conversation_id(body.messages, request)
+    chat_id = _conversation_id(body, request)
     turn = Turn(flow, chat_id)
 
     def begin(sink: EventSink) -> Any:
@@ -244,14 +246,20 @@ def _last_user_message(messages: list[ChatMessage]) -> str:
     )
 
 
-def _conversation_id(messages: list[ChatMessage], request: Request) -> str:
-    """A chat_id that stays the same as the conversation goes on: a digest of its opening
-    (the system messages and the first user message), per token."""
-    opening: list[list[str]] = []
-    for message in messages:
-        opening.append([message.role, message.text()])
-        if message.role == "user":
-            break
-    token = getattr(request.state, "token", None)
-    seed = json.dumps([token.id if token is not None else None, opening])
-    return "openai-" + hashlib.sha256(seed.encode()).hexdigest()[:32]
+def _conversation_id(body: ChatCompletionRequest, request: Request) -> str:
+    """The run's chat_id: the request's `user`, else its `X-Chat-Id` header, else a new one
+    (a turn without memory). Never derived from the messages: two callers behind one token
+    who open with the same words must not share a conversation."""
+    named = body.user or request.headers.get(CHAT_ID_HEADER, "").strip()
+    if not named:
+        return "openai-" + uuid.uuid4().hex
+    if len(named) > 200:
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"the conversation name (`user` or `{CHAT_ID_HEADER}`) has {len(named)} "
+            "characters: send at most 200",
+            type="invalid_request_error",
+            param="user",
+        )
+    return named

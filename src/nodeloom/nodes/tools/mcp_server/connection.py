@@ -7,7 +7,8 @@ becoming a NodeError that names the server and the cause:
     stdio   the server's stderr goes to a temporary file, whose last lines explain a
             server that exits at start-up; the fastmcp client is built here for that
             (Agno's own one cannot redirect stderr) and handed to MCPTools as its session
-    http    MCPTools(url=..., transport="streamable-http") connects by itself
+    http    a fastmcp client over streamable HTTP whose connections go only to the
+            addresses the SSRF guard checked (pinned.py), handed to MCPTools as its session
 
 Either way the handshake and the tool listing are bounded by `connect_timeout`, each tool
 call by `call_timeout`, and `Connection.close()` ends the session (and the subprocess).
@@ -29,6 +30,7 @@ import httpx
 
 from nodeloom.errors import NodeError
 from nodeloom.net import Policy, resolve_public
+from nodeloom.nodes.tools.mcp_server.pinned import pinned_client_factory
 from nodeloom.nodes.tools.mcp_server.server import Server, invalid
 
 HOW_TO_ALLOW = (
@@ -96,8 +98,8 @@ class Connection:
 async def connect(server: Server) -> tuple[Connection, list[str]]:
     """Connect and list the tools; returns the connection and the exposed tool names."""
     if server.url is not None:
-        await _check_destination(server)
-        connection = _http_connection(server)
+        host, addresses = await _check_destination(server)
+        connection = _http_connection(server, host, addresses)
     else:
         connection = _stdio_connection(server)
     try:
@@ -185,16 +187,29 @@ def _stdio_connection(server: Server) -> Connection:
     return Connection(tools=tools, client=client, log=log)
 
 
-def _http_connection(server: Server) -> Connection:
+def _http_connection(server: Server, host: str, addresses: list[str]) -> Connection:
     from agno.tools.mcp import MCPTools
+    from agno.utils.mcp import get_default_toolkit_name
+    from fastmcp import Client
+    from fastmcp.client.transports import StreamableHttpTransport
 
+    assert server.url is not None
+    transport = StreamableHttpTransport(
+        server.url, httpx_client_factory=pinned_client_factory(host, addresses)
+    )
+    client = Client(
+        transport,
+        timeout=server.call_timeout,
+        init_timeout=server.connect_timeout,
+        mode="legacy",  # what MCPTools uses: a long-lived session
+    )
     tools = MCPTools(
-        url=server.url,
-        transport="streamable-http",
+        session=client,
+        name=get_default_toolkit_name(url=server.url),
         include_tools=list(server.allow) if server.allow else None,
         timeout_seconds=max(1, round(server.call_timeout)),
     )
-    return Connection(tools=tools)
+    return Connection(tools=tools, client=client)
 
 
 def _executable(server: Server, env: dict[str, str]) -> str:
@@ -224,8 +239,9 @@ def _executable(server: Server, env: dict[str, str]) -> str:
     return found
 
 
-async def _check_destination(server: Server) -> None:
-    """Refuse a URL whose host is not public, unless allowed (as HTTP Request does)."""
+async def _check_destination(server: Server) -> tuple[str, list[str]]:
+    """Refuse a URL whose host is not public, unless allowed (as HTTP Request does); the
+    host and the checked addresses the connection is pinned to."""
     assert server.url is not None
     try:
         url = httpx.URL(server.url)
@@ -239,9 +255,10 @@ async def _check_destination(server: Server) -> None:
     port = url.port or DEFAULT_PORTS[url.scheme]
     policy = Policy(allow_private=server.allow_private, how_to_allow=HOW_TO_ALLOW)
     try:
-        await resolve_public(host, port, policy=policy, url=server.shown)
+        addresses = await resolve_public(host, port, policy=policy, url=server.shown)
     except OSError as exc:
         raise failed(server, f"cannot reach it: {host} does not resolve ({exc})") from None
+    return host, addresses
 
 
 def _connect_failure(server: Server, exc: Exception, stderr: str) -> NodeError:

@@ -103,7 +103,8 @@ definition = NodeDefinition(
             default={},
             description="Extra environment variables for the `command` server, e.g. "
             '{"API_KEY": "..."}. The server also gets PATH, HOME and a few basics, not '
-            "nodeloom's whole environment.",
+            "nodeloom's whole environment. May hold credentials ({{ $credentials.NAME }}).",
+            secret=True,
         ),
         Parameter(
             "allow",
