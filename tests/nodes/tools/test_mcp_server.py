@@ -335,7 +335,7 @@ async def test_a_url_where_nothing_listens_is_an_error(no_env_allowance):
 # -- DNS rebinding: the connection goes to the address the guard checked -------------------
 
 REBOUND = "mcp.rebind.test"
-PUBLIC = "8.8.8.8"  # a public address: the guard allows it (nothing answers the test there)
+CHECKED = "127.0.0.2"  # the address the guard checks: nothing listens there (no traffic leaves)
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -390,11 +390,12 @@ async def test_a_name_rebound_to_loopback_after_the_check_cannot_reach_it(
     internal_service, monkeypatch, no_env_allowance
 ):
     port, seen = internal_service
-    given = rebinding_dns(monkeypatch, [PUBLIC, "127.0.0.1"])  # public, then loopback
-    error = await build_error({"url": f"http://{REBOUND}:{port}/mcp", "connect_timeout": 2})
+    given = rebinding_dns(monkeypatch, [CHECKED, "127.0.0.1"])  # checked, then rebound
+    url = f"http://{REBOUND}:{port}/mcp"
+    error = await build_error({"url": url, "allow_private_network": True, "connect_timeout": 2})
     assert error.code == "mcp_failed"
-    assert given[0] == PUBLIC  # the guard saw (and allowed) the public address
-    assert seen == []  # the connection went there too, never to the service on loopback
+    assert given == [CHECKED]  # resolved once, by the guard
+    assert seen == []  # the connection went to the checked address, never to the rebound one
 
 
 async def test_the_pinned_connection_keeps_the_name_in_the_host_header(
