@@ -112,6 +112,9 @@ class FlowRun:
         except asyncio.CancelledError:
             if not self._inline_cancelled or task is None or task.uncancel() > 0:
                 raise
+        else:
+            if self._inline_cancelled and task is not None:
+                task.uncancel()  # a node swallowed the cancellation: balance the count
         finally:
             self._inline = None
 
