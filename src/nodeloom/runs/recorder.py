@@ -33,14 +33,14 @@ CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is look
 
 class Recorder:
     """Records one run. Use as `async with Recorder(store, run_id, sink=...) as recorder:`
-        and pass it to `Flow.run(sink=recorder, checkpoints=recorder)`. Events go on to `sink`
-        as they happen, whether or not they are written yet.
+    and pass it to `Flow.run(sink=recorder, checkpoints=recorder)`. Events go on to `sink`
+    as they happen, whether or not they are written yet.
 
-        `history` (a resumed run): executions on record are replayed, not recorded again, and
-        skips on record are not reported again. `on_cancel` is called when another process
-        asks for the run to be cancelled (looked for every CANCEL_POLL_SECONDS, one indexed read,
-    between heartbeats); `on_failure` when the
-        store cannot be written (the run should stop: it is no longer recorded).
+    `history` (a resumed run): executions on record are replayed, not recorded again, and
+    skips on record are not reported again. `on_cancel` is called (once) when another
+    process asks for the run to be cancelled, looked for every CANCEL_POLL_SECONDS (one
+    indexed read); `on_failure` when the store cannot be written (the run should stop: it
+    is no longer recorded).
     """
 
     def __init__(
