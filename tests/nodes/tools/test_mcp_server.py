@@ -378,8 +378,8 @@ async def test_an_agent_calls_the_tools_of_an_mcp_server_and_a_toolset():
 @pytest.mark.slow
 def test_a_stdio_server_dies_when_the_nodeloom_process_is_killed(tmp_path):
     """SIGKILL of `nodeloom run` while the agent waits on a slow tool call of a stdio
-    server: the server process dies at once, and the side effect the tool was about to
-    have never happens (it does not outlive the run that started it)."""
+    server: the server and the process it started die at once, and the side effects they
+    were about to have never happen (they do not outlive the run that started them)."""
     server_pid, target = tmp_path / "server.pid", tmp_path / "written"
     flow = graph(
         node("start", "chat-start"),
@@ -419,10 +419,11 @@ def test_a_stdio_server_dies_when_the_nodeloom_process_is_killed(tmp_path):
     finally:
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
-    pid = int(server_pid.read_text())
+    pids = [int(pid) for pid in started.read_text().split()]  # the server and its child
+    assert pids[0] == int(server_pid.read_text())
     deadline = time.monotonic() + 1
-    while not process_gone(pid):
-        assert time.monotonic() < deadline, f"the server {pid} outlived nodeloom"
+    while not all(process_gone(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"the server or its child outlived nodeloom: {pids}"
         time.sleep(0.01)
-    time.sleep(2)  # past the moment the tool would have written
-    assert not target.exists()
+    time.sleep(2)  # past the moment the tool and the child would have written
+    assert not target.exists() and not Path(str(target) + ".child").exists()

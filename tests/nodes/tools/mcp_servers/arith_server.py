@@ -7,13 +7,16 @@
 With ARITH_PID_FILE set, the server writes its process id there first, so a test can
 check that the process is gone after the node's connection is closed. With
 ARITH_SLOW_TOOL set, it offers one more tool, `write_later(path, seconds)`: it writes
-`path + ".started"`, sleeps, then writes `path` (a side effect that takes time).
+`path + ".started"` (its pid and a child's), starts a child process that writes
+`path + ".child"` after the same delay, sleeps, then writes `path` (side effects that take
+time).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -26,8 +29,9 @@ def make_server(*, with_tools: bool = True, slow_tool: bool = False) -> MCPServe
 
         @server.tool()
         def write_later(path: str, seconds: float) -> str:
-            """Write a file after some seconds."""
-            Path(path + ".started").write_text(str(os.getpid()))
+            """Write a file after some seconds (and have a child process write another)."""
+            child = subprocess.Popen(["sh", "-c", f"sleep {seconds}; touch '{path}.child'"])
+            Path(path + ".started").write_text(f"{os.getpid()} {child.pid}")
             time.sleep(seconds)
             Path(path).write_text("done")
             return "written"
