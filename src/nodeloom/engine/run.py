@@ -58,6 +58,8 @@ class FlowRun:
         self.tasks: set[asyncio.Task[None]] = set()
         self.failure: dict[str, Any] | None = None
         self._done: asyncio.Future[None] | None = None
+        self._inline: asyncio.Task[Any] | None = None  # the task execute() runs a worker in
+        self._inline_cancelled = False  # _fail cancelled it (not whoever awaits execute())
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -79,7 +81,7 @@ class FlowRun:
             if self.ready:
                 self._spawn()
             # The calling task is a worker too: a chain runs without creating any task.
-            await self._worker(first)
+            await self._inline_worker(first)
             self.running -= 1
             if human is not None:
                 human.active -= 1
@@ -98,6 +100,23 @@ class FlowRun:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _inline_worker(self, index: int) -> None:
+        """A worker in the calling task. A failure elsewhere cancels it like any worker
+        (its node's subprocess is killed); that cancellation ends here, the caller's own
+        (a run cancelled, a timeout) goes on."""
+        task = asyncio.current_task()
+        self._inline = task
+        try:
+            await self._worker(index)
+        except asyncio.CancelledError:
+            if not self._inline_cancelled or task is None or task.uncancel() > 0:
+                raise
+        else:
+            if self._inline_cancelled and task is not None:
+                task.uncancel()  # a node swallowed the cancellation: balance the count
+        finally:
+            self._inline = None
 
     def spawn(self) -> None:
         if self.ready:
@@ -151,6 +170,10 @@ class FlowRun:
         for task in self.tasks:
             if task is not current:
                 task.cancel()
+        inline = self._inline
+        if inline is not None and inline is not current and not inline.done():
+            self._inline_cancelled = True
+            inline.cancel()
 
     # -- one node -------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
 
 HEARTBEAT_SECONDS = 15.0
+CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is looked for
 
 
 class Recorder:
@@ -36,9 +37,10 @@ class Recorder:
     as they happen, whether or not they are written yet.
 
     `history` (a resumed run): executions on record are replayed, not recorded again, and
-    skips on record are not reported again. `on_cancel` is called when another process
-    asks for the run to be cancelled (checked with each heartbeat); `on_failure` when the
-    store cannot be written (the run should stop: it is no longer recorded).
+    skips on record are not reported again. `on_cancel` is called (once) when another
+    process asks for the run to be cancelled, looked for every CANCEL_POLL_SECONDS (one
+    indexed read); `on_failure` when the store cannot be written (the run should stop: it
+    is no longer recorded).
     """
 
     def __init__(
@@ -241,12 +243,19 @@ class Recorder:
             self.on_failure(exc)
 
     async def _beat_loop(self) -> None:
+        clock = asyncio.get_running_loop().time
+        poll = CANCEL_POLL_SECONDS if self.on_cancel is not None else self.heartbeat
+        next_beat = clock() + self.heartbeat
         while True:
-            await asyncio.sleep(self.heartbeat)
+            await asyncio.sleep(max(0.0, min(poll, next_beat - clock())))
             with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
-                await self.store.heartbeat(self.run_id)
+                if clock() >= next_beat:
+                    next_beat = clock() + self.heartbeat
+                    await self.store.heartbeat(self.run_id)
                 if self.on_cancel is not None and await self.store.cancel_requested(self.run_id):
-                    self.on_cancel()
+                    on_cancel, self.on_cancel = self.on_cancel, None  # once: let it unwind
+                    poll = self.heartbeat
+                    on_cancel()
 
 
 def _now() -> datetime:

@@ -5,8 +5,10 @@ streamable HTTP on 127.0.0.1. Tools are called through the session the node open
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +29,7 @@ from nodeloom.nodes.tools.mcp_server.executor import executor
 from nodeloom.nodes.tools.toolset.executor import executor as toolset
 from nodeloom.paths import default_services
 from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.testing.builders import edge, graph, node
 
 SERVER = Path(__file__).parent / "mcp_servers" / "arith_server.py"
 COMMAND = shlex.join([sys.executable, str(SERVER)])
@@ -450,3 +453,57 @@ async def test_an_agent_calls_the_tools_of_an_mcp_server_and_a_toolset():
         if model is not None and model.async_client is not None:
             await model.async_client.close()  # Agno leaves its HTTP client open
         await close(built)
+
+
+@pytest.mark.slow
+def test_a_stdio_server_dies_when_the_nodeloom_process_is_killed(tmp_path):
+    """SIGKILL of `nodeloom run` while the agent waits on a slow tool call of a stdio
+    server: the server and the process it started die at once, and the side effects they
+    were about to have never happen (they do not outlive the run that started them)."""
+    server_pid, target = tmp_path / "server.pid", tmp_path / "written"
+    flow = graph(
+        node("start", "chat-start"),
+        node("a", "agent", name="Helper"),
+        node(
+            "mcp",
+            "mcp-server",
+            command=COMMAND,
+            env={"ARITH_PID_FILE": str(server_pid), "ARITH_SLOW_TOOL": "1"},
+        ),
+        edge("start", "a"),
+        edge("mcp", "a", "tools", "tools"),
+    )
+    call = {"name": "write_later", "arguments": {"path": str(target), "seconds": 1.5}}
+    script = {
+        "rules": [
+            {"match": {"tool_result": False}, "tool_calls": [call]},
+            {"reply": "written"},
+        ]
+    }
+    (tmp_path / "flow.json").write_text(json.dumps(flow))
+    (tmp_path / "llm.json").write_text(json.dumps(script))
+    command = ["run", "flow.json", "--input", "hi", "--ephemeral", "--mock-llm", "llm.json"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodeloom", *command],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    started = Path(str(target) + ".started")
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "no tool call"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    pids = [int(pid) for pid in started.read_text().split()]  # the server and its child
+    assert pids[0] == int(server_pid.read_text())
+    deadline = time.monotonic() + 1
+    while not all(process_gone(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"the server or its child outlived nodeloom: {pids}"
+        time.sleep(0.01)
+    time.sleep(2)  # past the moment the tool and the child would have written
+    assert not target.exists() and not Path(str(target) + ".child").exists()

@@ -12,6 +12,9 @@ becoming a NodeError that names the server and the cause:
 
 Either way the handshake and the tool listing are bounded by `connect_timeout`, each tool
 call by `call_timeout`, and `Connection.close()` ends the session (and the subprocess).
+
+A stdio server is started through `launcher.py`, which kills the server's whole process
+group when this process dies, even by SIGKILL: no server outlives the run that started it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from nodeloom.net import Policy, resolve_public
 from nodeloom.nodes.tools.mcp_server.pinned import pinned_client_factory
 from nodeloom.nodes.tools.mcp_server.server import Server, invalid
 
+LAUNCHER = Path(__file__).with_name("launcher.py")
 HOW_TO_ALLOW = (
     "allow_private_network: true on the MCP Server node or NODELOOM_ALLOW_PRIVATE_NETWORK=1"
 )
@@ -166,8 +170,8 @@ def _stdio_connection(server: Server) -> Connection:
     os.close(handle)
     log = Path(name)
     transport = StdioTransport(
-        command=executable,
-        args=list(server.argv[1:]),
+        command=sys.executable,
+        args=["-I", str(LAUNCHER), str(os.getpid()), executable, *server.argv[1:]],
         env=env,
         keep_alive=False,  # closing the client must stop the process
         log_file=log,
