@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+import nodeloom
+from nodeloom import RunStatus
+from nodeloom.runs import RunService
 from nodeloom.secrets import Vault
 from nodeloom.store import NodeExecution, Store
 from nodeloom.testing.builders import chain, edge, graph, node
@@ -28,7 +31,7 @@ PACK = Path(__file__).parent / "pack"
 SECRET = "tok-5d1f0c-very-secret"
 
 
-def nodeloom(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "nodeloom", *args],
         env=env,
@@ -131,7 +134,7 @@ async def test_a_node_whose_parameter_renders_differently_or_holds_a_credential_
     run_id = await run_and_kill(tmp_path, document, environment, ready)
     await asyncio.sleep(0.01)  # `{{ now() }}` renders to another millisecond on resume
 
-    resumed = nodeloom("runs", "resume", run_id, "--json", env=environment)
+    resumed = cli("runs", "resume", run_id, "--json", env=environment)
     assert resumed.returncode == 0, resumed.stderr + resumed.stdout
 
     ran = Counter(log.read_text().split())
@@ -179,7 +182,7 @@ async def test_an_external_node_running_at_the_kill_waits_for_a_decision_though_
         lambda rows: "charge" in rows and rows["charge"].status == "started",
     )
 
-    resumed = nodeloom("runs", "resume", run_id, "--json", env=environment)
+    resumed = cli("runs", "resume", run_id, "--json", env=environment)
     assert resumed.returncode == 3, resumed.stderr + resumed.stdout  # paused
     events, _, status = await recorded(environment["NODELOOM_DATABASE_URL"], run_id)
     assert status == "paused"
@@ -192,7 +195,7 @@ async def test_an_external_node_running_at_the_kill_waits_for_a_decision_though_
     ]
     assert Counter(log.read_text().split()) == {"first": 1}
 
-    rejected = nodeloom(
+    rejected = cli(
         "runs", "resume", run_id, "--respond", "charge=reject", "--json", env=environment
     )
     assert rejected.returncode == 1, rejected.stderr + rejected.stdout
@@ -201,3 +204,71 @@ async def test_an_external_node_running_at_the_kill_waits_for_a_decision_though_
     errors = [e.data["error"]["code"] for e in events if e.event_type == "error"]
     assert errors == ["external_not_replayed"]
     assert Counter(log.read_text().split()) == {"first": 1}  # never ran again
+
+
+def log_of(log: Path) -> Counter[str]:
+    return Counter(log.read_text().split()) if log.exists() else Counter()
+
+
+async def test_each_loop_iteration_finds_its_own_record_when_a_loop_is_resumed(
+    service: RunService, store: Store, registry, tmp_path: Path
+):
+    log = tmp_path / "log"
+    body = graph(
+        node("stamp", "mark", log=str(log), note="{{ $loop.index }} at {{ now() }}"),
+        node("ok", "approval", prompt="Item {{ $loop.item }}?"),
+        edge("stamp", "ok"),
+    )
+    document = graph(node("loop", "loop", items=["a", "b"], body=body, output_node="ok"))
+    first = await service.start(nodeloom.load(document, registry=registry))
+    assert first.status is RunStatus.PAUSED and log_of(log) == {"loop/stamp": 1}
+    results = []
+    for _ in range(2):  # each resume in a new service, as another process would
+        await asyncio.sleep(0.005)  # `now()` renders to another millisecond
+        other = RunService(store, registry)
+        try:
+            results.append(await other.resume(first.run_id, answers={"loop/ok": "yes"}))
+        finally:
+            await other.aclose()
+    assert [r.status for r in results] == [RunStatus.PAUSED, RunStatus.COMPLETED]
+    assert log_of(log) == {"loop/stamp": 2}
+    rows = await store.node_executions(first.run_id)
+    stamps = sorted((r.activation, r.execution) for r in rows if r.node_id == "loop/stamp")
+    assert stamps == [("[0]", 1), ("[1]", 2)]
+    # Each resume found the stamps on record rendered at another time, and said so.
+    events = await store.events(first.run_id)
+    found = [(e.node_id, e.data["execution"]) for e in events if e.event_type == "replay_mismatch"]
+    assert found == [("loop/stamp", 1), ("loop/stamp", 1), ("loop/stamp", 2)]
+
+
+async def test_an_each_node_fed_by_concurrent_branches_finds_each_delivery_s_record_on_resume(
+    service: RunService, store: Store, registry, tmp_path: Path
+):
+    log = tmp_path / "log"
+    document = graph(
+        node("slow", "mark", log=str(log), seconds=0.05, note="A"),
+        node("fast", "mark", log=str(log), note="B"),
+        node("each", "mark", log=str(log), activation="each", note="{{ now() }}"),
+        node("gate", "approval", prompt="go on?"),
+        edge("slow", "each"),
+        edge("fast", "each"),
+    )
+    first = await service.start(nodeloom.load(document, registry=registry))
+    assert first.status is RunStatus.PAUSED
+    assert log_of(log) == {"slow": 1, "fast": 1, "each": 2}
+    await asyncio.sleep(0.005)
+    # Resumed, `slow` and `fast` replay at once and in plan order: the deliveries reach
+    # `each` in another order than they did, and each still finds its own record.
+    other = RunService(store, registry)
+    try:
+        result = await other.resume(first.run_id, answers={"gate": "yes"})
+    finally:
+        await other.aclose()
+    assert result.status is RunStatus.COMPLETED, result.error
+    assert log_of(log) == {"slow": 1, "fast": 1, "each": 2}
+    rows = [r for r in await store.node_executions(first.run_id) if r.node_id == "each"]
+    by_position = {r.activation: r.inputs["input"]["note"] for r in rows}
+    assert by_position == {"<fast.output:input>": "B", "<slow.output:input>": "A"}
+    events = await store.events(first.run_id)
+    found = [e.data for e in events if e.event_type == "replay_mismatch"]
+    assert [(f["parameters"], f["inputs"]) for f in found] == [(["note"], [])] * 2
