@@ -20,10 +20,12 @@ class History:
     credential) still finds its record; the difference is reported, not run.
 
     Records written before positions were recorded (no activation) are matched by node id
-    and input hash, as they were then. Each record is used once."""
+    and input hash, as they were then. Each record is used once; several at one position
+    (a Loop node that retried ran its body's iterations again) are used in the order they
+    were recorded."""
 
     def __init__(self, rows: Iterable[NodeExecution]) -> None:
-        self._by_position: dict[tuple[str, str], tuple[int, Prior]] = {}
+        self._by_position: dict[tuple[str, str], deque[tuple[int, Prior]]] = {}
         self._by_inputs: dict[tuple[str, str], deque[tuple[int, Prior]]] = {}
         self._last: dict[str, int] = {}
         self._skips: Counter[str] = Counter()
@@ -48,10 +50,11 @@ class History:
             elif row.status in IN_FLIGHT:
                 in_flight.append((row, prior))
             # else a failure that stopped the run: it runs again, as new
-        for row, prior in in_flight + done:  # a finished record wins its position
+        for row, prior in sorted(done + in_flight, key=lambda pair: pair[0].execution):
             if row.activation is not None:
-                self._by_position[(row.node_id, row.activation)] = (row.execution, prior)
-        for row, prior in done + in_flight:
+                key = (row.node_id, row.activation)
+                self._by_position.setdefault(key, deque()).append((row.execution, prior))
+        for row, prior in done + in_flight:  # a finished record is preferred
             if row.activation is None and row.input_hash is not None:
                 key = (row.node_id, row.input_hash)
                 self._by_inputs.setdefault(key, deque()).append((row.execution, prior))
@@ -60,9 +63,11 @@ class History:
         self, node_id: str, activation: str, input_hash: str | None
     ) -> tuple[int, Prior] | None:
         """The recorded execution this one repeats (taken: it matches once), or None."""
-        found = self._by_position.pop((node_id, activation), None)
-        if found is not None or input_hash is None:
-            return found
+        queue = self._by_position.get((node_id, activation))
+        if queue:
+            return queue.popleft()
+        if input_hash is None:
+            return None
         queue = self._by_inputs.get((node_id, input_hash))
         if not queue:
             return None
