@@ -101,29 +101,6 @@ class Continuation:
     replay_external: bool = False
 
 
-# -- position: which execution of a node this is, the same in every process ---------------
-
-KEY_LIMIT = 160
-
-
-def delivery_key(source: str, source_port: str, target_port: str, source_delivery: str) -> str:
-    """The position of an each-node's execution within its scope: the delivery that
-    started it, named by the edge it came on and the position of the execution that sent
-    it (its own delivery, for an each-node source). It does not depend on the order in
-    which concurrent branches delivered. Long chains (cycles of each-nodes) are hashed."""
-    key = f"<{source}.{source_port}:{target_port}{source_delivery}>"
-    if len(key) <= KEY_LIMIT:
-        return key
-    return "<#" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32] + ">"
-
-
-def body_scope(activation: str, parameter: str, iteration: int) -> str:
-    """The scope of one run of a node's inner graph (a Loop iteration): the position of
-    the node's execution, then the iteration (and the body's parameter unless `body`)."""
-    where = str(iteration) if parameter == "body" else f"{parameter}:{iteration}"
-    return f"{activation}[{where}]"
-
-
 def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     """A digest of what a node execution received: its type, spine inputs and resolved
     parameters. None if they are not JSON (the execution is then never replayed)."""

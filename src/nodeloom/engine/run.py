@@ -16,16 +16,10 @@ from collections import deque
 from typing import Any
 
 from nodeloom.engine.attempt import attempt_node, error_payload
-from nodeloom.engine.checkpoint import (
-    Prior,
-    apply_delta,
-    body_scope,
-    delivery_key,
-    snapshot_state,
-    state_delta,
-)
+from nodeloom.engine.checkpoint import Prior, apply_delta, snapshot_state, state_delta
 from nodeloom.engine.context import NodeContext, RunShared
 from nodeloom.engine.plan import DEAD, PENDING, skip_reason
+from nodeloom.engine.position import body_scope, delivery_key
 from nodeloom.engine.topology import FlowPlan, PlannedNode
 from nodeloom.errors import CoercionError, ExpressionError, ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING
