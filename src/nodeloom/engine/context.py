@@ -141,7 +141,9 @@ class NodeContext:
     """The FlowContext a node's executor receives; also the scope of its expressions."""
 
     __slots__ = (
+        "bodies",
         "chat_id",
+        "delivery",
         "input_value",
         "node_id",
         "node_name",
@@ -167,6 +169,8 @@ class NodeContext:
         self.node_type = node.type
         self.ticket: Ticket | None = None  # recorded runs: this execution's checkpoint
         self.quiet_wait = False  # resumed: the next `waiting` is on record already
+        self.delivery = ""  # an each-node: the delivery it runs for (its position)
+        self.bodies = 0  # inner-graph runs started (numbers them when no index is given)
 
     # -- FlowContext ----------------------------------------------------------------------
 
@@ -293,7 +297,18 @@ class NodeContext:
                 code="executor_contract",
                 retryable=False,
             )
-        return await self.run.run_body(self.planned, parameter, body, item, dict(loop))
+        index = loop.get("index")
+        iteration = index if isinstance(index, int) else self.bodies
+        self.bodies += 1
+        return await self.run.run_body(
+            self.planned,
+            parameter,
+            body,
+            item,
+            dict(loop),
+            delivery=self.delivery,
+            iteration=iteration,
+        )
 
     # -- expression scope -----------------------------------------------------------------
 

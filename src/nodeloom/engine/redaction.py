@@ -120,7 +120,8 @@ class RedactingSink:
 
 class RedactingCheckpoints:
     """Passes checkpoints on to `checkpoints` (a run store) with the run's secrets masked
-    in the inputs, outputs, errors and state recorded. A resumed run replays the masked
+    in the inputs, parameters, outputs, errors and state recorded (and in what the input
+    hash is taken of). A resumed run replays the masked
     outputs of executions on record."""
 
     __slots__ = ("checkpoints", "redactor")
@@ -130,10 +131,18 @@ class RedactingCheckpoints:
         self.redactor = redactor
 
     def begin(
-        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+        self,
+        node_id: str,
+        activation: str,
+        node: PlannedNode,
+        inputs: Mapping[str, Any],
+        data: Mapping[str, Any],
     ) -> Ticket:
-        # The digest is of what the node really received; it reveals no value.
-        return self.checkpoints.begin(node_id, node, inputs, data)
+        # The digest and the recorded parameters are of the masked values: a resumed run
+        # replays masked outputs, so downstream of a credential it receives "***" and must
+        # hash alike; and a stored digest of a secret could be tested against guesses.
+        redact = self.redactor.redact
+        return self.checkpoints.begin(node_id, activation, node, redact(inputs), redact(data))
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
         self.checkpoints.started(ticket, node, self.redactor.redact(inputs))

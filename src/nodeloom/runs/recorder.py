@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from nodeloom.engine.checkpoint import Ticket, input_hash
+from nodeloom.engine.checkpoint import Ticket, input_hash, json_safe, mismatch
 from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.plugins.contract import Event
 from nodeloom.runs.history import History
@@ -126,14 +126,36 @@ class Recorder:
     # -- Checkpoints ----------------------------------------------------------------------
 
     def begin(
-        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+        self,
+        node_id: str,
+        activation: str,
+        node: PlannedNode,
+        inputs: Mapping[str, Any],
+        data: Mapping[str, Any],
     ) -> Ticket:
+        """`inputs` and `data` (the rendered parameters) come redacted (see
+        RedactingCheckpoints): the hash and the recorded parameters hold no secret."""
         digest = input_hash(node, inputs, data)
-        match = self.history.match(node_id, digest) if self.history is not None else None
+        parameters = json_safe(data)
+        match = (
+            self.history.match(node_id, activation, digest) if self.history is not None else None
+        )
         if match is None:
-            return Ticket(node_id, self._next(node_id), digest, node.side_effects)
+            execution = self._next(node_id)
+            return Ticket(
+                node_id, execution, digest, node.side_effects, None, activation, parameters
+            )
         execution, prior = match
-        return Ticket(node_id, execution, digest, node.side_effects, prior)
+        return Ticket(
+            node_id,
+            execution,
+            digest,
+            node.side_effects,
+            prior,
+            activation,
+            parameters,
+            mismatch(prior, digest, inputs, data),
+        )
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
         fields: dict[str, Any] = {"status": "started", "finished_at": None}
@@ -141,11 +163,14 @@ class Recorder:
             fields.update(
                 node_name=node.name,
                 node_type=node.type,
-                inputs=dict(inputs),
-                input_hash=ticket.input_hash,
                 side_effects=ticket.side_effects,
+                activation=ticket.activation,
                 started_at=_now(),
             )
+        # What it runs with now (a node taken up again may receive something else).
+        fields.update(
+            inputs=dict(inputs), input_hash=ticket.input_hash, parameters=ticket.parameters
+        )
         self._node(ticket, **fields)
 
     def waiting(self, ticket: Ticket) -> None:

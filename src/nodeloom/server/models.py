@@ -265,6 +265,8 @@ class NodeExecutionModel(BaseModel):
     side_effects: str | None
     input_hash: str | None
     state_delta: Any
+    activation: str | None = None
+    parameters: dict[str, Any] | None = None
 
 
 class RunDetail(RunModel):
