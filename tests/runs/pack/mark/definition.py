@@ -12,7 +12,7 @@ definition = NodeDefinition(
         Parameter("log", "string", required=True),
         Parameter("seconds", "number", default=0.0),
         Parameter("size", "number", default=0),
-        Parameter("note", "string", default=""),
+        Parameter("note", "string", default="", secret=True),  # may hold a credential
     ),
     side_effects="idempotent",
 )
