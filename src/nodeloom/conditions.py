@@ -13,8 +13,8 @@ operator. The full table is in docs/conditions.md; in short:
 - greaterThan/lessThan compare numbers or numeric strings; null reads as "no", anything
   else that is not a number raises.
 - exists: the path resolves to a non-null value. isEmpty: null, "", [], {} or missing.
-- regex uses `re.search`; Python's `re` has no timeout, so keep patterns simple when the
-  input is large (a pathological pattern on a long text can stall the run).
+- regex searches with RE2 (`nodeloom.regex`): linear time whatever the pattern, so a
+  webhook payload cannot stall the run; backreferences and lookaround are refused.
 
 A condition that cannot be evaluated raises `NodeError` with code `condition_error`
 (not retryable: the same input fails the same way). `check_condition` finds the same
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodeloom.errors import NodeError
+from nodeloom.regex import PatternError, compile_pattern
 
 OPERATORS: tuple[str, ...] = (
     "equals",
@@ -338,11 +339,11 @@ def _is_empty(t: _Test) -> bool:
 def _regex(t: _Test) -> bool:
     pattern = t.text(t.expected, "value")
     try:
-        compiled = re.compile(pattern, 0 if t.case_sensitive else re.IGNORECASE)
-    except re.error as error:
+        compiled = compile_pattern(pattern, ignore_case=not t.case_sensitive)
+    except PatternError as error:
         raise NodeError(
             f"Invalid regular expression {preview(pattern)} in condition on "
-            f"{_where(t.field)}: {error}.",
+            f"{_where(t.field)}: {error}",
             code=_CONDITION_ERROR,
             retryable=False,
             details={"field": t.field, "operator": t.operator, "pattern": pattern},
@@ -413,12 +414,11 @@ def check_condition(condition: Any, *, prefix: str = "") -> list[tuple[str, str]
     elif operator in ("startsWith", "endsWith", "regex") and isinstance(value, (list, Mapping)):
         issues.append((f"{prefix}value", f"The operator '{operator}' needs text."))
     elif operator == "regex" and isinstance(value, str):
-        flags = re.IGNORECASE if flag is False else 0
         try:
-            re.compile(value, flags)
-        except re.error as error:
+            compile_pattern(value, ignore_case=flag is False)
+        except PatternError as error:
             issues.append(
-                (f"{prefix}value", f"Invalid regular expression {preview(value)}: {error}.")
+                (f"{prefix}value", f"Invalid regular expression {preview(value)}: {error}")
             )
     return issues
 
