@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nodeloom.engine.answers import check_answers
 from nodeloom.engine.build import Builder, Built
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings
@@ -146,6 +147,7 @@ class Flow:
         frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
         data = trigger_data(message, trigger)
         self._check_trigger(data)
+        self.check_answers(answers or {})
         execution = Execution(
             self.plan,
             trigger=data,
@@ -175,6 +177,13 @@ class Flow:
                     Issue(code, message, node_id=node.id, field=field_name)
                     for code, field_name, message in check(node.static, trigger)
                 ]
+        if issues:
+            raise GraphError(issues)
+
+    def check_answers(self, answers: Mapping[str, Any]) -> None:
+        """Raise GraphError (`invalid_answer`, with the accepted forms) if an answer given
+        ahead of time cannot fit the node it answers; see engine/answers.py."""
+        issues = check_answers(self.plan, answers)
         if issues:
             raise GraphError(issues)
 

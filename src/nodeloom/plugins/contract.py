@@ -213,6 +213,7 @@ ERROR_PORT = "error"
 
 CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 TriggerCheck = Callable[[Mapping[str, Any], Any], list[tuple[str, str, str]]]
+AsksFunction = Callable[[Mapping[str, Any]], "InputRequest | None"]
 
 
 @dataclass(frozen=True, eq=False)  # identity: one object per node type
@@ -239,6 +240,10 @@ class NodeDefinition:
     # Rules on a run's trigger, checked before the run starts (a bad trigger is invalid
     # input, not a failed run): (data, trigger) -> [(code, field, message)].
     check_trigger: TriggerCheck | None = field(default=None, compare=False)
+    # What an interactive node asks a person, from its static parameters (those set by no
+    # expression or wire), so that answers given ahead of time are checked before the run
+    # starts: data -> InputRequest, or None when only the run can tell.
+    asks: AsksFunction | None = field(default=None, compare=False)
 
     @property
     def main_port(self) -> str:
