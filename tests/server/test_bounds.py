@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 
 from nodeloom.testing.builders import chain, node
 
@@ -59,6 +60,7 @@ def test_a_pattern_re2_cannot_run_is_refused_on_save_naming_node_and_field(api: 
     assert "invalid escape sequence" in issue["message"] and "backreferences" in issue["message"]
 
 
+@pytest.mark.slow
 def test_a_looping_jsonata_expression_is_stopped_by_its_node_timeout_and_blocks_no_other_run(
     server: Server, api: httpx.Client
 ):
