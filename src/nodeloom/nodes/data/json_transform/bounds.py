@@ -11,6 +11,9 @@ called on entry to every JSONata evaluation step stops it (JSONata error D1012/D
 - its evaluation is `MAX_DEPTH` steps deep (runaway non-tail recursion), before Python's
   own recursion limit would be reached in the thread.
 
+The worker threads are a pool of their own (`WORKERS` threads), so expressions that loop
+until their bound can never starve the event loop's default executor (DNS lookups, file
+reads); more evaluations than threads wait their turn, and a cancelled one never starts.
 A thread cannot be killed, but the guard runs between every two steps, and a single step
 is bounded: JSONata regexes are compiled by RE2 (linear time, `nodeloom.regex`).
 The guard is bound per evaluation (the library's own `timeout` option starts its clock
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from jsonata.jexception import JException
@@ -30,6 +34,7 @@ from nodeloom.regex import compile_pattern
 
 TIME_LIMIT_S = 60.0
 MAX_DEPTH = 500
+WORKERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="nodeloom-jsonata")
 
 
 class Guard:

@@ -18,7 +18,7 @@ from jsonata import Jsonata
 
 from nodeloom.conditions import preview
 from nodeloom.errors import NodeError
-from nodeloom.nodes.data.json_transform.bounds import Guard, re2_engine
+from nodeloom.nodes.data.json_transform.bounds import WORKERS, Guard, re2_engine
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
 CACHE_SIZE = 256
@@ -49,7 +49,8 @@ async def transform(expression: str, value: Any, guard: Guard | None = None) -> 
     guard = guard or Guard()
     compiled = _compile(expression)
     try:
-        return await asyncio.to_thread(_evaluate, compiled, expression, value, guard)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(WORKERS, _evaluate, compiled, expression, value, guard)
     except asyncio.CancelledError:
         guard.cancelled.set()
         raise
