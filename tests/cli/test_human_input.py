@@ -76,6 +76,15 @@ def test_an_answer_that_is_not_a_decision_is_invalid_input_before_any_node_runs(
 
 
 @pytest.mark.e2e
+def test_an_answer_to_no_node_exits_2_naming_the_nodes_that_wait(flow_file):
+    done = nodeloom("run", str(flow_file), "--input", "hi", "--json", "--respond", "Aprove=yes")
+    assert done.returncode == 2, done.stdout + done.stderr
+    [error] = json.loads(done.stdout)["errors"]
+    assert error["code"] == "unknown_node" and error["node_id"] == "Aprove"
+    assert error["message"].endswith("the nodes that may wait for an answer: Approve")
+
+
+@pytest.mark.e2e
 def test_a_form_answer_of_the_wrong_shape_exits_2_listing_the_fields(tmp_path):
     path = tmp_path / "form.json"
     fields = [{"name": "age", "type": "number"}, {"name": "nick", "required": False}]

@@ -239,3 +239,11 @@ async def test_streaming_a_run_that_pauses_ends_with_run_paused(run):
     assert seen[-1].event_type == "run_paused"
     assert [w["node_id"] for w in seen[-1].data["waiting"]] == ["check"]
     await flow.aclose()
+
+
+async def test_a_target_run_keeps_answers_to_nodes_outside_its_subset_unused(run):
+    flow = run.load(approve_then())
+    result = await flow.run("m", target="start", answers={"check": "yes"})
+    assert result.status is RunStatus.COMPLETED
+    with pytest.raises(GraphError, match="not a node of the graph"):
+        await flow.run("m", target="start", answers={"chek": "yes"})

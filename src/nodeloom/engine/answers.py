@@ -20,10 +20,14 @@ from nodeloom.errors import Issue
 
 def check_answers(plan: FlowPlan, answers: Mapping[str, Any]) -> list[Issue]:
     """An `invalid_answer` issue per answer that does not fit its node, naming the node,
-    the answer and the accepted forms. Unknown node references are not judged here."""
+    the answer and the accepted forms; an `unknown_node` issue per answer to no node of the
+    graph (a typo would otherwise leave the run paused after its tokens were spent)."""
     issues: list[Issue] = []
     for ref, given in answers.items():
         node = _find(plan, ref)
+        if not answered_node(plan, ref):
+            issues.append(_unknown(plan, ref))
+            continue
         if node is None or node.definition.asks is None:
             continue
         dynamic = {parameter.id for parameter in node.dynamic}
@@ -49,6 +53,29 @@ def check_answers(plan: FlowPlan, answers: Mapping[str, Any]) -> list[Issue]:
     return issues
 
 
+def answered_node(plan: FlowPlan, ref: str) -> bool:
+    """Whether `ref` (an id or name, or `Node/...` inside a node) answers a node of `plan`."""
+    return _find(plan, ref) is not None or _find(plan, ref.split("/")[0]) is not None
+
+
+def _unknown(plan: FlowPlan, ref: str) -> Issue:
+    askers = sorted(
+        {
+            node.name
+            for candidate in _plans(plan)
+            for node in candidate.nodes
+            if node.definition.interactive
+        }
+    )
+    return Issue(
+        "unknown_node",
+        f"an answer is given to '{ref}', which is not a node of the graph; the nodes that "
+        f"may wait for an answer: {', '.join(askers) or 'none'}",
+        node_id=ref,
+        field="answer",
+    )
+
+
 def _find(plan: FlowPlan, ref: str) -> PlannedNode | None:
     for candidate in _plans(plan):
         index = candidate.names.get(ref)
@@ -65,4 +92,4 @@ def _plans(plan: FlowPlan) -> Iterator[FlowPlan]:
             yield from _plans(body)
 
 
-__all__ = ["check_answers"]
+__all__ = ["answered_node", "check_answers"]

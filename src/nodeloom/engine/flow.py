@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from nodeloom.engine.answers import check_answers
+from nodeloom.engine.answers import answered_node, check_answers
 from nodeloom.engine.build import Builder, Built
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings
@@ -132,14 +132,16 @@ class Flow:
                 [Issue("invalid_request", "give either a target or a from node, not both")]
             )
         if target is not None:
-            return await self._subset_to(target).run(
+            self.check_answers(answers or {})
+            subset = self._subset_to(target)
+            return await subset.run(
                 message,
                 trigger=trigger,
                 sink=sink,
                 settings=settings,
                 run_id=run_id,
                 chat_id=chat_id,
-                answers=answers,
+                answers=subset.answers_for(answers or {}),
                 checkpoints=checkpoints,
                 continuation=continuation,
                 state=state,
@@ -186,6 +188,10 @@ class Flow:
         issues = check_answers(self.plan, answers)
         if issues:
             raise GraphError(issues)
+
+    def answers_for(self, answers: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers to nodes of this flow (a target's subset drops the others)."""
+        return {ref: answer for ref, answer in answers.items() if answered_node(self.plan, ref)}
 
     def default_settings(self) -> RunSettings:
         """The settings a run gets when none are given: the graph's `limits` apply."""
