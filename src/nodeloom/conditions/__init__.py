@@ -13,8 +13,8 @@ operator. The full table is in docs/conditions.md; in short:
 - greaterThan/lessThan compare numbers or numeric strings; null reads as "no", anything
   else that is not a number raises.
 - exists: the path resolves to a non-null value. isEmpty: null, "", [], {} or missing.
-- regex uses `re.search`; Python's `re` has no timeout, so keep patterns simple when the
-  input is large (a pathological pattern on a long text can stall the run).
+- regex searches with RE2 (`nodeloom.regex`): linear time whatever the pattern, so a
+  webhook payload cannot stall the run; backreferences and lookaround are refused.
 
 A condition that cannot be evaluated raises `NodeError` with code `condition_error`
 (not retryable: the same input fails the same way). `check_condition` finds the same

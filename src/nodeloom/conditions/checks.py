@@ -3,12 +3,12 @@ of the nodes that test one condition."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.conditions.operators import NEEDS_VALUE, OPERATORS, unknown_operator_message
 from nodeloom.conditions.values import as_number, json_type, preview
+from nodeloom.regex import PatternError, compile_pattern
 
 
 def check_condition(condition: Any, *, prefix: str = "") -> list[tuple[str, str]]:
@@ -53,12 +53,11 @@ def check_condition(condition: Any, *, prefix: str = "") -> list[tuple[str, str]
     elif operator in ("startsWith", "endsWith", "regex") and isinstance(value, (list, Mapping)):
         issues.append((f"{prefix}value", f"The operator '{operator}' needs text."))
     elif operator == "regex" and isinstance(value, str):
-        flags = re.IGNORECASE if flag is False else 0
         try:
-            re.compile(value, flags)
-        except re.error as error:
+            compile_pattern(value, ignore_case=flag is False)
+        except PatternError as error:
             issues.append(
-                (f"{prefix}value", f"Invalid regular expression {preview(value)}: {error}.")
+                (f"{prefix}value", f"Invalid regular expression {preview(value)}: {error}")
             )
     return issues
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from nodeloom.conditions.operators import CONDITION_ERROR, OPERATORS, unknown_operator_message
 from nodeloom.conditions.values import as_number, json_type, preview, resolve_path
 from nodeloom.errors import NodeError
+from nodeloom.regex import PatternError, compile_pattern
 
 
 def evaluate_condition(condition: Mapping[str, Any], value: Any) -> bool:
@@ -183,11 +183,11 @@ def _is_empty(t: _Test) -> bool:
 def _regex(t: _Test) -> bool:
     pattern = t.text(t.expected, "value")
     try:
-        compiled = re.compile(pattern, 0 if t.case_sensitive else re.IGNORECASE)
-    except re.error as error:
+        compiled = compile_pattern(pattern, ignore_case=not t.case_sensitive)
+    except PatternError as error:
         raise NodeError(
             f"Invalid regular expression {preview(pattern)} in condition on "
-            f"{_where(t.field)}: {error}.",
+            f"{_where(t.field)}: {error}",
             code=CONDITION_ERROR,
             retryable=False,
             details={"field": t.field, "operator": t.operator, "pattern": pattern},

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from nodeloom.graph.definitions import ERROR_PORT, SIDE_EFFECTS, Port
+
+if TYPE_CHECKING:
+    from nodeloom.plugins.runtime import InputRequest
 
 ExecutionMode = Literal["structural", "flow", "hybrid"]
 SideEffects = Literal["pure", "idempotent", "external"]
@@ -169,6 +172,7 @@ COMMON_PARAMETER_IDS = frozenset(p.id for p in COMMON_PARAMETERS)
 
 CheckFunction = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 TriggerCheck = Callable[[Mapping[str, Any], Any], list[tuple[str, str, str]]]
+AsksFunction = Callable[[Mapping[str, Any]], "InputRequest | None"]
 
 
 @dataclass(frozen=True, eq=False)  # identity: one object per node type
@@ -195,6 +199,10 @@ class NodeDefinition:
     # Rules on a run's trigger, checked before the run starts (a bad trigger is invalid
     # input, not a failed run): (data, trigger) -> [(code, field, message)].
     check_trigger: TriggerCheck | None = field(default=None, compare=False)
+    # What an interactive node asks a person, from its static parameters (those set by no
+    # expression or wire), so that answers given ahead of time are checked before the run
+    # starts: data -> InputRequest, or None when only the run can tell.
+    asks: AsksFunction | None = field(default=None, compare=False)
 
     @property
     def main_port(self) -> str:

@@ -7,7 +7,9 @@ seed's rules and every tool name -> write the native graph.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +40,33 @@ class PlanLoader:
         issues += model_issues
         issues += check_plan(plan.indexed, catalogue, chosen.prefix)
         if issues:
-            raise GraphError(sorted(issues, key=_node_order))
+            named = [_named(issue, chosen.document) for issue in issues]
+            raise GraphError(sorted(named, key=_node_order))
         return to_native(plan, catalogue, model)
 
 
 def _node_order(issue: Issue) -> int:
     """Issues of the file first, then node by node (a stable sort keeps each node's order)."""
+    index = _node_index(issue)
+    return -1 if index is None else index
+
+
+def _node_index(issue: Issue) -> int | None:
     match = re.fullmatch(r"nodes\[(\d+)\]", issue.node_id or "")
-    return int(match.group(1)) if match else -1
+    return int(match.group(1)) if match else None
+
+
+def _named(issue: Issue, document: Any) -> Issue:
+    """The issue's message led by its node's index and `node_name` as written in the file
+    (`node 2 ('fetch_weather'): ...`), so a reader finds the node without counting."""
+    index = _node_index(issue)
+    if index is None:
+        return issue
+    nodes = document.get("nodes") if isinstance(document, Mapping) else None
+    raw = nodes[index] if isinstance(nodes, list) and index < len(nodes) else None
+    name = raw.get("node_name") if isinstance(raw, Mapping) else None
+    label = f"node {index} ({name!r})" if isinstance(name, str) and name else f"node {index}"
+    return dataclasses.replace(issue, message=f"{label}: {issue.message}")
 
 
 loader = PlanLoader()
