@@ -8,7 +8,13 @@ import nodeloom
 ROOT = Path(nodeloom.__file__).parent
 LIMIT = 400
 # Being split on other branches of issue 13; an entry goes when its branch is merged.
-PENDING_SPLIT = {"engine/run.py", "runs/service.py", "formats/ethan/convert.py"}
+PENDING_SPLIT = {
+    "engine/run.py",
+    "engine/context.py",
+    "engine/flow.py",
+    "runs/service.py",
+    "formats/ethan/convert.py",
+}
 PENDING_DOCSTRING = {"engine/__init__.py"}
 
 

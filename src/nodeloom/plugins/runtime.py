@@ -26,7 +26,7 @@ class Event:
     `run_id`, `seq`, the node fields and `timestamp` before anyone sees it. The types
     (nodeloom.engine.events; docs/semantics.md):
     Node event types: started, progress, completed, error, skipped, agent_event, waiting,
-    resumed.
+    resumed, replay_mismatch.
     Run event types: run_started, run_resumed, run_completed, run_failed, run_cancelled,
     run_paused.
     """
