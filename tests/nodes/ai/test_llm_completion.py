@@ -93,9 +93,7 @@ async def test_a_base_url_on_the_node_overrides_the_environment(mock_llm, monkey
     assert result.outputs["llm"]["output"]["text"] == "via node base_url"
 
 
-async def test_a_node_base_url_elsewhere_never_receives_the_environment_key(
-    mock_llm, monkeypatch
-):
+async def test_a_node_base_url_elsewhere_never_receives_the_environment_key(mock_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("NODELOOM_ALLOW_PRIVATE_NETWORK", "1")
     result = await flow(name="Leaky", base_url=mock_llm.base_url).run("hi")
