@@ -28,8 +28,9 @@ def forged_ref(target: Path) -> dict[str, Any]:
     return {"$ref": f"blob:{digest}", "mime": "application/json", "size": 1}
 
 
-def host_file(tmp_path: Path) -> Path:
-    """A JSON file on the host, outside the server's blob folder."""
+def host_file() -> Path:
+    """A JSON file on the host, outside the server's blob folder (in /tmp: its path must
+    fit in the 64 characters of a digest)."""
     target = Path("/tmp") / f"nl-{uuid.uuid4().hex[:12]}.json"
     target.write_text(json.dumps({"leaked": HOST_SECRET}))
     return target
@@ -47,10 +48,8 @@ def everything_shown(server: Server, api: httpx.Client, run_id: str) -> str:
     )
 
 
-def test_a_webhook_body_shaped_like_a_blob_ref_stays_plain_data(
-    server: Server, api: httpx.Client, tmp_path: Path
-):
-    target = host_file(tmp_path)
+def test_a_webhook_body_shaped_like_a_blob_ref_stays_plain_data(server: Server, api: httpx.Client):
+    target = host_file()
     try:
         path = f"refs/{uuid.uuid4().hex[:8]}"
         save(
@@ -79,9 +78,9 @@ def test_a_webhook_body_shaped_like_a_blob_ref_stays_plain_data(
 
 
 def test_a_code_node_output_shaped_like_a_blob_ref_stays_plain_data(
-    server: Server, api: httpx.Client, tmp_path: Path
+    server: Server, api: httpx.Client
 ):
-    target = host_file(tmp_path)
+    target = host_file()
     try:
         forged = forged_ref(target)
         code = f"def main(input, nodes):\n    return {forged!r}\n"

@@ -106,12 +106,24 @@ def _references(value: Any) -> Iterator[tuple[Mapping[str, Any], str, str]]:
             for index, text in enumerate(data["functions"]):
                 if isinstance(text, str):
                     yield value, f"functions[{index}]", text
-        if value.get("type") == "ethan-tool":
-            tool = _spec(data.get("spec")).get("tool") or {}
-            if tool.get("kind") == "python" and isinstance(tool.get("impl"), str):
-                yield value, "tool.impl", tool["impl"]
+        if "spec" in data:  # an Ethan node: its tool, or the tools an LLM node may call
+            field = "tool.impl" if value.get("type") == "ethan-tool" else "spec.tools"
+            for impl in _python_impls(_spec(data["spec"])):
+                yield value, field, impl
     for item in value.values():
         yield from _references(item)
+
+
+def _python_impls(value: Any) -> Iterator[str]:
+    """The `impl` of every `kind: python` tool declaration under `value`."""
+    if isinstance(value, list):
+        for item in value:
+            yield from _python_impls(item)
+    elif isinstance(value, Mapping):
+        if value.get("kind") == "python" and isinstance(value.get("impl"), str):
+            yield value["impl"]
+        for item in value.values():
+            yield from _python_impls(item)
 
 
 def _spec(spec: Any) -> dict[str, Any]:
