@@ -4,14 +4,23 @@ ChatReply, or streamed as the run's events followed by the ChatReply."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 
+from nodeloom.net import ENV_ALLOW_PRIVATE
 from nodeloom.testing.builders import chain, node
 
-from .conftest import read_frames
+from .conftest import Server, read_frames, serving
 from .flows import ask, completion, shout, slow
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The mock LLM a flow names (its node's base_url) listens on loopback."""
+    yield from serving(tmp_path_factory, {ENV_ALLOW_PRIVATE: "1"})
 
 
 def save(api: httpx.Client, document: dict[str, Any], name: str) -> str:

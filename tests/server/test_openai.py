@@ -11,10 +11,17 @@ import httpx
 import openai
 import pytest
 
+from nodeloom.net import ENV_ALLOW_PRIVATE
 from nodeloom.testing.builders import chain, node
 
-from .conftest import Server
+from .conftest import Server, serving
 from .flows import ask, completion
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The mock LLM a flow names (its node's base_url) listens on loopback."""
+    yield from serving(tmp_path_factory, {ENV_ALLOW_PRIVATE: "1"})
 
 
 @pytest.fixture

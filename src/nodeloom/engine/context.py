@@ -97,10 +97,10 @@ class RunShared:
         self.steps = 0
 
     def http_client(self) -> Any:
-        if self.http is None:
-            import httpx
+        if self.http is None:  # guarded: see nodeloom.models.endpoints
+            from nodeloom.models.endpoints import model_http_client
 
-            self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=10))
+            self.http = model_http_client()
         return self.http
 
     async def aclose(self) -> None:

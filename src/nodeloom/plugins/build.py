@@ -64,12 +64,14 @@ class BuildContext:
 
     def http_client(self) -> Any:
         """An httpx.AsyncClient that lives as long as this build (closed with it): give
-        it to the models and tools the build creates."""
+        it to the models and tools the build creates. It is guarded: no private address
+        but a provider's own endpoint, no environment key to a foreign host (see
+        `nodeloom.models.endpoints`)."""
         client = getattr(self, "_http_client", None)
         if client is None:
-            import httpx
+            from nodeloom.models.endpoints import model_http_client
 
-            client = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=10))
+            client = model_http_client()
             self._http_client = client
             self.on_close(client.aclose)
         return client

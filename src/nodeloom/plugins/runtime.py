@@ -126,7 +126,8 @@ class FlowContext(Protocol):
         ...
 
     def http_client(self) -> Any:
-        """An httpx.AsyncClient shared by the run's nodes, closed when the run ends."""
+        """An httpx.AsyncClient shared by the run's nodes, closed when the run ends
+        (guarded like `BuildContext.http_client`)."""
         ...
 
     def set_result(self, value: Any) -> None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from nodeloom import __version__
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
+from nodeloom.server import python_tools
 from nodeloom.server.auth import require_token
 from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
@@ -67,9 +68,11 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             launcher=Launcher(broadcaster),
         )
         app.state.nodeloom = state
+        python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
             yield
         finally:
+            python_tools.enforce(False)
             try:
                 await state.aclose()
             finally:

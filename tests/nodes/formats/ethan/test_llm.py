@@ -96,6 +96,7 @@ async def test_a_model_without_a_key_fails_before_any_call(ethan, mock_llm, monk
 async def test_a_provider_with_an_env_base_url(ethan, mock_llm, monkeypatch):
     monkeypatch.setenv("MY_LLM_URL", mock_llm.base_url)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("NODELOOM_ALLOW_PRIVATE_NETWORK", "1")  # a graph's URL on loopback
     mock_llm.script([{"match": {"model": "local-model"}, "reply": "local"}])
     graph = text().replace(
         'defaults: {llm: "openai:gpt-4o-mini", temp: 0.1}',

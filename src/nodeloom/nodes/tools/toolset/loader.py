@@ -16,7 +16,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,6 +25,9 @@ from nodeloom.errors import NodeError
 from nodeloom.nodes.tools.toolset.references import Reference
 
 FILE_MODULE_PREFIX = "nodeloom_functions_"
+# Checked before anything is imported; raises to refuse. The server sets it (its
+# allow-list, see nodeloom.server.python_tools); None elsewhere.
+restriction: Callable[[Reference], None] | None = None
 
 
 def not_found(message: str, reference: Reference | str) -> NodeError:
@@ -34,6 +37,8 @@ def not_found(message: str, reference: Reference | str) -> NodeError:
 
 def load_tool(reference: Reference) -> tuple[Any, list[str]]:
     """The Agno tool a reference names and the tool names the model will see."""
+    if restriction is not None:
+        restriction(reference)
     module = _import_file(reference) if reference.path is not None else _import_module(reference)
     target: Any = module
     owner = f"module '{module.__name__}'" if reference.module else f"file '{reference.path}'"
