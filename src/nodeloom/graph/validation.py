@@ -23,6 +23,7 @@ from nodeloom.graph.parameters import (
     pinned_issues,
     settings_issues,
 )
+from nodeloom.graph.root_agent import check_user_tools
 from nodeloom.graph.sockets import can_connect, connection_refusal
 from nodeloom.graph.structure import Structure, find_structure
 from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
@@ -115,6 +116,7 @@ def check_graph(
         prefix,
     )
     issues.extend(structural_issues)
+    issues.extend(check_user_tools(graph, structure, prefix))
     if not cyclic:
         _check_references(
             graph, infos, order, prefix, outer_names or {}, extra_roots, structure, issues
