@@ -239,3 +239,27 @@ def test_show_flow_steps_off_answers_without_steps_while_the_run_records_every_n
     done = {(f.data["node_id"], f.data["event_type"]) for f in recorded if f.data["node_id"]}
     assert {("start", "completed"), ("check", "completed"), ("fetch", "completed")} <= done
     assert ("other", "skipped") in done
+
+
+def test_the_openai_endpoint_sends_flow_step_blocks_only_when_asked(
+    api: httpx.Client, server: Server
+):
+    flow_id = save(api, branching(server), "Flow steps v1")
+    body = {"model": flow_id, "messages": [{"role": "user", "content": "go"}]}
+    plain = api.post("/v1/chat/completions", json=body).json()
+    assert "steps" not in plain["nodeloom"]
+    asked = api.post("/v1/chat/completions", json={**body, "flow_steps": True}).json()
+    summaries = [(s["node_id"], s["summary"]) for s in asked["nodeloom"]["steps"]]
+    assert summaries[0] == ("check", "→ true") and summaries[-1][1] == "GET 127.0.0.1 → 200"
+
+    chunks = []
+    with api.stream(
+        "POST", "/v1/chat/completions", json={**body, "stream": True, "flow_steps": True}
+    ) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                chunks.append(json.loads(line.removeprefix("data: ")))
+    (carrier,) = [c for c in chunks if "nodeloom" in c]
+    assert carrier["choices"] == [] and carrier["object"] == "chat.completion.chunk"
+    assert [s["node_id"] for s in carrier["nodeloom"]["steps"]] == ["check", "other", "fetch"]
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"

@@ -58,6 +58,11 @@ class ChatCompletionRequest(BaseModel):
     user: str | None = Field(
         None, description="names the conversation: its chat_id (default: derived)"
     )
+    flow_steps: bool = Field(
+        False,
+        description="nodeloom extension: also send the turn's flow_step blocks "
+        "(`nodeloom.steps`; streamed, in a chunk before the last)",
+    )
 
 
 # -- the answer ----------------------------------------------------------------------------
