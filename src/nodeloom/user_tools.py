@@ -85,4 +85,4 @@ def unknown_user_tools(names: list[str], offered: Mapping[str, UserTool]) -> str
     if not unknown:
         return None
     valid = ", ".join(sorted(offered)) or "none (see docs/nodes/chat-start.md)"
-    return f"no user tool named {unknown[0]!r}; the server offers: {valid}"
+    return f"no user tool named {unknown[0]!r}; the user tools file offers: {valid}"
