@@ -156,7 +156,7 @@ def first_words(text: str, words: int = 12) -> str:
 
 def registry_lookup(graph: Any, registry: Any) -> Lookup:
     """A lookup of a node's parameters (its inline data) and its type's summarize hook."""
-    nodes = {node.id: node for node in graph.nodes}
+    nodes = {node.id: node for node in graph.nodes} if graph is not None else {}
 
     def lookup(node_id: str | None, node_type: str | None) -> tuple[Mapping[str, Any], Any]:
         node = nodes.get(node_id or "")

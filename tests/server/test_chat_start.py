@@ -263,3 +263,12 @@ def test_the_openai_endpoint_sends_flow_step_blocks_only_when_asked(
     assert carrier["choices"] == [] and carrier["object"] == "chat.completion.chunk"
     assert [s["node_id"] for s in carrier["nodeloom"]["steps"]] == ["check", "other", "fetch"]
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+
+
+def test_a_runs_flow_steps_are_served_from_its_record(api: httpx.Client, server: Server):
+    flow_id = save(api, branching(server), "Flow steps of a run")
+    reply = api.post(f"/api/flows/{flow_id}/chat", json={"message": "go"}).json()
+    served = api.get(f"/api/runs/{reply['run_id']}/steps").json()
+    assert served["show_flow_steps"] is True
+    assert served["steps"] == reply["steps"]
+    assert api.get("/api/runs/nope/steps").status_code == 404

@@ -548,7 +548,7 @@ export interface components {
             stream: boolean;
             /**
              * User
-             * @description names the conversation: its chat_id (default: derived)
+             * @description names the conversation: its chat_id (else the `X-Chat-Id` header; with neither, each completion is a new conversation)
              */
             user?: string | null;
         } & {

@@ -324,6 +324,13 @@ class FlowStep(BaseModel):
     duration_ms: int | None
 
 
+class RunSteps(BaseModel):
+    """A recorded run's flow_step blocks, and whether its flow's chat shows them."""
+
+    steps: list[FlowStep]
+    show_flow_steps: bool
+
+
 class UserToolModel(BaseModel):
     name: str
     type: Literal["toolset", "mcp-server"]

@@ -20,14 +20,21 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from nodeloom.engine.events import EventSink, FanoutSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
-from nodeloom.flow_steps import FlowSteps, is_content
+from nodeloom.flow_steps import FlowSteps, is_content, registry_lookup, shows_flow_steps
 from nodeloom.plugins.contract import Event
 from nodeloom.server.chat import Turn, answer
 from nodeloom.server.errors import ApiError
-from nodeloom.server.models import ChatReply, ChatTurnRequest, ChatTurnStarted, EventModel
+from nodeloom.server.models import (
+    ChatReply,
+    ChatTurnRequest,
+    ChatTurnStarted,
+    EventModel,
+    RunSteps,
+)
 from nodeloom.server.routes.responses import errors
 from nodeloom.server.runtime import State
 from nodeloom.server.streams import run_events, sse
+from nodeloom.store import NotFoundError
 from nodeloom.user_tools import unknown_user_tools
 
 router = APIRouter(tags=["chat"])
@@ -82,6 +89,25 @@ async def chat(flow_id: str, body: ChatTurnRequest, request: Request, state: Sta
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **headers},
     )
+
+
+@router.get("/api/runs/{run_id}/steps", response_model=RunSteps, responses=errors(404))
+async def get_run_steps(run_id: str, state: State) -> dict[str, Any]:
+    """The flow_step blocks of a run so far, built from its recorded events as a chat
+    turn's are (what a chat shows after following a resumed run's events)."""
+    record = await state.store.get_run(run_id)
+    flow = None
+    if record.flow_id is not None and record.flow_version is not None:
+        try:
+            saved = await state.store.get_flow(record.flow_id, record.flow_version)
+            flow = state.flow(saved.flow_id, saved.version, saved.document)
+        except NotFoundError:  # the flow was deleted since: generic summaries
+            flow = None
+    steps = FlowSteps(registry_lookup(flow.graph if flow else None, state.registry))
+    for stored in await state.store.events(run_id):
+        steps.push(stored.to_event())
+    blocks = json.loads(json.dumps(steps.blocks, default=str))
+    return {"steps": blocks, "show_flow_steps": shows_flow_steps(flow.graph) if flow else True}
 
 
 async def _frames(
