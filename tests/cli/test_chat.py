@@ -99,9 +99,13 @@ def test_chat_with_a_tool_gives_it_to_the_root_agent_and_shows_the_flow_steps(tm
 def test_chat_refuses_a_tool_when_include_user_tools_is_off_or_unknown(tmp_path):
     document = chain(node("start", "chat-start"), node("a", "agent", name="Buddy"))
     off = chat(tmp_path, document, "--tool", "shop", text="bread?\n/exit\n")
+    assert off.returncode == 2
     assert "user_tools_disabled" in off.stdout + off.stderr
     assert "includeUserTools" in off.stdout + off.stderr
     assert "Answer" not in off.stdout
-    unknown = chat(tmp_path, document, "--tool", "nope", text="")
+    taking = chain(
+        node("start", "chat-start", includeUserTools=True), node("a", "agent", name="Buddy")
+    )
+    unknown = chat(tmp_path, taking, "--tool", "nope", text="")
     assert unknown.returncode == 2
     assert "no user tool named 'nope'; the user tools file offers: shop" in unknown.stderr

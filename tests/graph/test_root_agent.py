@@ -65,3 +65,11 @@ async def test_a_run_with_tools_is_refused_before_it_starts_when_the_flag_is_off
     assert (issue.code, issue.field) == ("user_tools_disabled", "includeUserTools")
     assert "includeUserTools" in issue.message
     assert sink.events == []  # nothing ran: no event, no token
+
+
+async def test_a_trigger_tools_field_is_left_alone_when_no_chat_start_takes_user_tools(mock_llm):
+    document = graph(node("a", "agent", name="A", prompt="{{ $trigger.message }}"))
+    async with nodeloom.load(document) as flow:
+        result = await flow.run(trigger={"message": "hi", "tools": ["not", "user", "tools"]})
+    assert result.status.value == "completed", result.error
+    assert "tools" not in mock_llm.requests[-1].body

@@ -17,6 +17,7 @@ from nodeloom.engine.result import EXIT_INVALID, RunStatus
 from nodeloom.errors import GraphError, Issue
 from nodeloom.flow_steps import FlowSteps, registry_lookup, shows_flow_steps
 from nodeloom.formats import FormatOptions
+from nodeloom.graph.root_agent import USER_TOOLS_DISABLED, accepts_user_tools
 from nodeloom.plugins.contract import Event
 from nodeloom.user_tools import unknown_user_tools
 
@@ -65,7 +66,11 @@ def chat_command(
 
 
 def _check_tools(flow: Flow, tools: list[str]) -> None:
-    """Names the user tools file does not offer are refused before the first turn."""
+    """Tools for a flow that does not take them, and names the user tools file does not
+    offer, are refused before the first turn."""
+    if tools and not accepts_user_tools(flow.graph):
+        message = USER_TOOLS_DISABLED.format(tools=", ".join(tools))
+        raise GraphError([Issue("user_tools_disabled", message, field="--tool")])
     message = unknown_user_tools(tools, flow.services.user_tools)
     if message is not None:
         raise GraphError([Issue("unknown_user_tool", message, field="--tool")])

@@ -30,7 +30,7 @@ from nodeloom.expressions import NodeOutput
 from nodeloom.graph.coercion import coerce
 from nodeloom.graph.model import Edge
 from nodeloom.graph.parameters import RAW_TYPES
-from nodeloom.graph.root_agent import root_agent
+from nodeloom.graph.root_agent import accepts_user_tools, root_agent
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import (
     AgentResult,
@@ -83,6 +83,7 @@ class Builder:
         self.registry = registry
         self.steps = list(_steps(checked))
         self.root_agent = root_agent(checked.graph, checked.structure)
+        self.accepts_user_tools = accepts_user_tools(checked.graph)
         self.capacity = capacity
         self._cache: OrderedDict[str, Built] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -132,9 +133,9 @@ class Builder:
     def _user_tools(self, trigger: Any, services: Services) -> list[UserTool]:
         """The tool sources the trigger's `tools` names (Chat Start checked the flag)."""
         names = trigger.get("tools") if isinstance(trigger, Mapping) else None
-        if not names:
+        if not names or not self.accepts_user_tools:
             return []
-        if self.root_agent is None:
+        if self.root_agent is None or not isinstance(names, list):  # validation refuses both
             raise BuildError(
                 {
                     "code": "user_tools_disabled",

@@ -37,6 +37,21 @@ def root_agent(graph: Graph, structure: Structure) -> str | None:
     return None
 
 
+def accepts_user_tools(graph: Graph) -> bool:
+    """Whether a Chat Start of the graph has `includeUserTools` on. Only then is a
+    trigger's `tools` the user's tools (another trigger may have a `tools` of its own)."""
+    return any(
+        node.type == CHAT_START and node.data.get("includeUserTools") is True
+        for node in graph.nodes
+    )
+
+
+USER_TOOLS_DISABLED = (
+    "this turn brings tools ({tools}) but the flow's Chat Start has includeUserTools off: "
+    "turn it on to merge the user's tools into the root agent, or send the turn without tools"
+)
+
+
 def check_user_tools(graph: Graph, structure: Structure, prefix: str = "") -> list[Issue]:
     """A Chat Start with `includeUserTools` needs a root agent to give the tools to."""
     wanting = [

@@ -21,6 +21,7 @@ from nodeloom.engine.events import EventSink, FanoutSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.flow_steps import FlowSteps, is_content, registry_lookup, shows_flow_steps
+from nodeloom.graph.root_agent import USER_TOOLS_DISABLED, accepts_user_tools
 from nodeloom.plugins.contract import Event
 from nodeloom.server.chat import Turn, answer
 from nodeloom.server.errors import ApiError
@@ -163,18 +164,9 @@ def _check_user_tools(flow: Flow, tools: list[str] | None) -> None:
     (`includeUserTools`) and the server offers every name."""
     if not tools:
         return
-    if not any(
-        node.type == "chat-start" and node.data.get("includeUserTools") is True
-        for node in flow.graph.nodes
-    ):
-        raise ApiError(
-            422,
-            "user_tools_disabled",
-            f"this turn brings tools ({', '.join(tools)}) but the flow's Chat Start has "
-            "includeUserTools off: turn it on to merge the user's tools into the root agent, "
-            "or send the turn without tools",
-            field="tools",
-        )
+    if not accepts_user_tools(flow.graph):
+        message = USER_TOOLS_DISABLED.format(tools=", ".join(tools))
+        raise ApiError(422, "user_tools_disabled", message, field="tools")
     message = unknown_user_tools(tools, flow.services.user_tools)
     if message is not None:
         raise ApiError(422, "unknown_user_tool", message, field="tools")

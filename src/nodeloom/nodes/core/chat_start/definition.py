@@ -13,15 +13,12 @@ def check_chat_trigger(data: Mapping[str, Any], trigger: Any) -> list[tuple[str,
     if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
         return [("invalid_request", "tools", 'tools must be a list of names, e.g. ["math"]')]
     if data.get("includeUserTools") is not True:
-        return [
-            (
-                "user_tools_disabled",
-                "includeUserTools",
-                f"this turn brings tools ({', '.join(tools)}) but the flow's Chat Start has "
-                "includeUserTools off: turn it on to merge the user's tools into the root "
-                "agent, or send the turn without tools",
-            )
-        ]
+        message = (
+            f"this turn brings tools ({', '.join(tools)}) but the flow's Chat Start has "
+            "includeUserTools off: turn it on to merge the user's tools into the root agent, "
+            "or send the turn without tools"
+        )
+        return [("user_tools_disabled", "includeUserTools", message)]
     return []
 
 
