@@ -102,6 +102,19 @@ describe('chat turn model', () => {
     expect(applyFlowSteps(after, blocks).steps).toEqual(after.steps)
   })
 
+  it("keeps an agent's tool calls as its content when the flow shows no steps", () => {
+    seq = 0
+    const turn = play([
+      ev('run_started', null),
+      ev('agent_event', 'agent', { event: 'ToolCallStarted', agent: 'A', tool: 'price', arguments: { item: 'bread' } }),
+      ev('agent_event', 'agent', { event: 'ToolCallCompleted', agent: 'A', tool: 'price', result: '3 euros', error: false }),
+      ev('progress', 'agent', { token: 'Bread costs 3 euros' }),
+      ev('run_completed', null, { usage: {} }),
+    ])
+    expect(turn.streamed).toBe('Bread costs 3 euros')
+    expect(turn.steps.map((s) => [s.nodeId, s.status, s.tools.map((t) => t.tool)])).toEqual([['agent', 'done', ['price']]])
+  })
+
   it('ignores an event it has already applied', () => {
     seq = 0
     const first = ev('started', 'a')

@@ -118,6 +118,8 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
     case 'run_completed':
       next.status = 'completed'
       next.waiting = []
+      // Cards no block settles (an agent's content when the flow shows no steps) end with the run.
+      next.steps = next.steps.map((s) => (s.status === 'running' && s.summary === undefined ? { ...s, status: 'done' } : s))
       if (data.usage && typeof data.usage === 'object') next.usage = data.usage as Record<string, number>
       return next
     case 'run_failed':
@@ -217,9 +219,8 @@ const BLOCK_STATUS: Record<FlowStep['status'], StepStatus> = {
  * card for the node's next execution; the other statuses settle its open card (or add one:
  * a skipped node never started). Answers a new turn. */
 export function applyFlowStep(turn: Turn, block: FlowStep, now: number = Date.now() / 1000): Turn {
-  const open = turn.steps.findLastIndex(
-    (s) => s.nodeId === block.node_id && (s.status === 'running' || s.status === 'waiting') && s.summary === undefined,
-  )
+  // The node's open card: one no block has settled yet.
+  const open = turn.steps.findLastIndex((s) => s.nodeId === block.node_id && s.summary === undefined)
   let steps = turn.steps
   let index = open
   if (index < 0 || (block.status === 'started' && turn.steps[index].startedAt !== null)) {
