@@ -84,6 +84,12 @@ def test_a_streamed_turn_sends_the_run_events_between_its_first_and_last_frames(
     assert last.data["answer"] == "HI" and last.data["run_id"] == run_id
     assert last.data["chat_id"] == first.data["chat_id"]
 
+    steps = [e for e in events if e.event == "FlowStep"]  # a node's block after its event
+    assert [(s.data["node_id"], s.data["status"]) for s in steps] == [
+        ("shout", "started"),
+        ("shout", "completed"),
+    ]
+    events = [e for e in events if e.event != "FlowStep"]
     assert [e.id for e in events] == list(range(1, len(events) + 1))
     assert {e.data["run_id"] for e in events} == {run_id}
     names = [e.event for e in events]

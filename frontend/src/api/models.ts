@@ -113,3 +113,13 @@ export interface RunEvent {
   data: Record<string, unknown>
   [key: string]: unknown
 }
+
+/** A `flow_step` block (seed 003): one card per node execution of a chat turn, built by
+ * the server (src/nodeloom/flow_steps.py) so every client shows the same cards. */
+export type FlowStep = Schemas['FlowStep']
+
+/** A user tool the server offers for chat turns (GET /api/tools). */
+export type UserTool = Schemas['UserToolModel']
+
+/** A recorded run's flow_step blocks (GET /api/runs/{id}/steps). */
+export type RunSteps = Schemas['RunSteps']

@@ -288,6 +288,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run Steps
+         * @description The flow_step blocks of a run so far, built from its recorded events as a chat
+         *     turn's are (what a chat shows after following a resumed run's events).
+         */
+        get: operations["get_run_steps_api_runs__run_id__steps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/events": {
         parameters: {
             query?: never;
@@ -393,6 +414,28 @@ export interface paths {
          * @description Revoke a token: requests with it are refused from now on (this one's included).
          */
         delete: operations["revoke_token_api_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get User Tools
+         * @description The names (and descriptions) of the toolsets and MCP servers the operator offers in
+         *     the user tools file (NODELOOM_USER_TOOLS, else `<data dir>/user-tools.json`). What a
+         *     tool runs stays on the server: a turn sends only names.
+         */
+        get: operations["get_user_tools_api_tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -551,6 +594,12 @@ export interface components {
              * @description names the conversation: its chat_id (default: derived)
              */
             user?: string | null;
+            /**
+             * Flow Steps
+             * @description nodeloom extension: also send the turn's flow_step blocks (`nodeloom.steps`; streamed, in a chunk before the last)
+             * @default false
+             */
+            flow_steps: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -603,6 +652,11 @@ export interface components {
             run_url: string;
             /** Events Url */
             events_url: string;
+            /**
+             * Steps
+             * @description the flow_step block of each node execution, in the order they started (empty when the flow's Chat Start has showFlowSteps off)
+             */
+            steps: components["schemas"]["FlowStep"][];
         };
         /** ChatTurnRequest */
         ChatTurnRequest: {
@@ -627,6 +681,11 @@ export interface components {
              * @default false
              */
             stream: boolean;
+            /**
+             * Tools
+             * @description the user tools picked for this turn (names from GET /api/tools); taken only when the flow's Chat Start has includeUserTools on
+             */
+            tools?: string[] | null;
         };
         /** Choice */
         Choice: {
@@ -711,6 +770,36 @@ export interface components {
         FlowList: {
             /** Flows */
             flows: components["schemas"]["FlowSummaryModel"][];
+        };
+        /**
+         * FlowStep
+         * @description A `flow_step` block (seed 003): one card per node execution of a chat turn.
+         */
+        FlowStep: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "flow_step";
+            /** Node Id */
+            node_id: string;
+            /** Node Type */
+            node_type: string | null;
+            /** Node Name */
+            node_name: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "started" | "completed" | "error" | "skipped";
+            /** Summary */
+            summary: string;
+            /** Detail */
+            detail: {
+                [key: string]: unknown;
+            };
+            /** Duration Ms */
+            duration_ms: number | null;
         };
         /** FlowSummaryModel */
         FlowSummaryModel: {
@@ -1196,6 +1285,16 @@ export interface components {
              */
             version?: number | null;
         };
+        /**
+         * RunSteps
+         * @description A recorded run's flow_step blocks, and whether its flow's chat shows them.
+         */
+        RunSteps: {
+            /** Steps */
+            steps: components["schemas"]["FlowStep"][];
+            /** Show Flow Steps */
+            show_flow_steps: boolean;
+        };
         /** SocketTypeModel */
         SocketTypeModel: {
             /** Id */
@@ -1248,6 +1347,26 @@ export interface components {
              * @default 0
              */
             total_tokens: number;
+        };
+        /** UserToolModel */
+        UserToolModel: {
+            /** Name */
+            name: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "toolset" | "mcp-server";
+            /** Description */
+            description: string;
+        };
+        /**
+         * UserTools
+         * @description The user tools a chat turn may pick (the server's user tools file).
+         */
+        UserTools: {
+            /** Tools */
+            tools: components["schemas"]["UserToolModel"][];
         };
         /** ValidateRequest */
         ValidateRequest: {
@@ -2140,7 +2259,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a ChatReply; with `stream`, SSE frames: `event: ChatTurn` (run_id, chat_id), the run's events, then `event: ChatReply` */
+            /** @description a ChatReply; with `stream`, SSE frames: `event: ChatTurn` (run_id, chat_id), the run's events (each node's `event: FlowStep` block after its event), then `event: ChatReply` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,6 +2291,64 @@ export interface operations {
                         /** Timestamp */
                         timestamp: number;
                     };
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such flow or run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_run_steps_api_runs__run_id__steps_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSteps"];
                 };
             };
             /** @description no valid bearer token */
@@ -2583,6 +2760,53 @@ export interface operations {
             };
             /** @description no such flow or run */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_user_tools_api_tools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserTools"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

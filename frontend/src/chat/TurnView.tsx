@@ -36,7 +36,7 @@ export function TurnView({
       {turn.steps.length > 0 && (
         <ol className="steps" aria-label="Steps">
           {turn.steps.map((step) => (
-            <li key={step.nodeId}>
+            <li key={step.key}>
               <StepCard step={step} />
             </li>
           ))}
@@ -103,7 +103,7 @@ function useElapsedMs(since: number | null, live: boolean): number | null {
 export function StepCard({ step }: { step: Step }) {
   const [open, setOpen] = useState(false)
   const elapsed = useElapsedMs(step.startedAt, step.status === 'running')
-  const detailId = `step-${step.nodeId.replace(/[^a-zA-Z0-9_-]/g, '_')}-detail`
+  const detailId = `step-${step.key.replace(/[^a-zA-Z0-9_-]/g, '_')}-detail`
   return (
     <div className="step-card" data-testid="step-card" data-node-id={step.nodeId} data-status={step.status}>
       <div className="step-head" onClick={() => setOpen(!open)}>

@@ -3,10 +3,10 @@
 
 import type { Step } from './model'
 
-/** A one-line summary of a step for its card. */
+/** A one-line summary of a step for its card: the server's (its flow_step block) once the
+ * step has settled, with what the card adds (tool calls, a person's answer); while it runs,
+ * what it is doing now. */
 export function summaryOf(step: Step): string {
-  if (step.status === 'failed') return step.error?.message ?? 'failed'
-  if (step.status === 'skipped') return step.reason ? `skipped: ${step.reason}` : 'skipped'
   if (step.status === 'waiting') return step.waiting?.prompt || 'waiting for a person'
   if (step.status === 'running') {
     const busy = step.tools.filter((t) => t.status === 'running')
@@ -17,6 +17,8 @@ export function summaryOf(step: Step): string {
     }
     return step.notes.at(-1) ?? 'running…'
   }
+  if (step.status === 'failed' && step.summary === undefined) return step.error?.message ?? 'failed'
+  if (step.status === 'skipped' && step.summary === undefined) return step.reason ? `skipped: ${step.reason}` : 'skipped'
   const parts: string[] = []
   if (step.pinned) parts.push('pinned output')
   const calls = step.tools.filter((t) => t.kind === 'tool').length
@@ -31,6 +33,7 @@ export function summaryOf(step: Step): string {
     }
     return parts.join(' · ')
   }
+  if (step.summary !== undefined) return [step.summary, ...parts].join(' · ')
   const outputs = step.outputs ?? {}
   const ports = Object.keys(outputs)
   if (ports.length === 0) parts.push('no output')

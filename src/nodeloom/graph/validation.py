@@ -24,6 +24,7 @@ from nodeloom.graph.model import Graph
 from nodeloom.graph.node_checks import check_names, check_node
 from nodeloom.graph.ordering import topological_order, upstream_of
 from nodeloom.graph.references import check_references
+from nodeloom.graph.root_agent import check_user_tools
 from nodeloom.graph.structure import find_structure
 
 
@@ -84,6 +85,7 @@ def check_graph(
         prefix,
     )
     issues.extend(structural_issues)
+    issues.extend(check_user_tools(graph, structure, prefix))
     if not cyclic:
         check_references(
             graph, infos, order, prefix, outer_names or {}, extra_roots, structure, issues

@@ -5,7 +5,7 @@ What a node folder imports (also importable from `nodeloom.plugins.contract`):
     definition   Port, Parameter, NodeDefinition, COMMON_PARAMETERS, CATEGORIES, ERROR_PORT
     runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
     build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
-    services     Services, CredentialSource
+    services     Services, CredentialSource, UserTool
 
 and what the engine and the server use to load them:
 
@@ -43,7 +43,7 @@ from nodeloom.plugins.runtime import (
     InputRequest,
     NodeEvent,
 )
-from nodeloom.plugins.services import CredentialSource, Services
+from nodeloom.plugins.services import CredentialSource, Services, UserTool
 
 __all__ = [
     "CATEGORIES",
@@ -71,5 +71,6 @@ __all__ = [
     "SideEffects",
     "StructuralResult",
     "ToolsResult",
+    "UserTool",
     "default_registry",
 ]

@@ -16,7 +16,7 @@ in `ExecutionResult.outputs` are the ports that fired; every other port is a dea
 The contract is written in four modules, gathered here and in `nodeloom.plugins`:
 `definition` (ports, parameters, NodeDefinition, the common settings), `runtime` (Event,
 ExecutionResult, InputRequest, FlowContext), `build` (BuildContext and the structural
-results) and `services` (Services, CredentialSource).
+results) and `services` (Services, CredentialSource, UserTool).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from nodeloom.plugins.runtime import (
     InputRequest,
     NodeEvent,
 )
-from nodeloom.plugins.services import CredentialSource, Services
+from nodeloom.plugins.services import CredentialSource, Services, UserTool
 
 __all__ = [
     "CATEGORIES",
@@ -88,4 +88,5 @@ __all__ = [
     "StructuralResult",
     "ToolsResult",
     "TriggerCheck",
+    "UserTool",
 ]

@@ -32,6 +32,7 @@ from nodeloom.server.routes import (
     nodes,
     runs,
     tokens,
+    tools,
     websocket,
 )
 from nodeloom.server.routes import openai as openai_routes
@@ -95,7 +96,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens)
+    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools)
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)

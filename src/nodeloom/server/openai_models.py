@@ -60,6 +60,11 @@ class ChatCompletionRequest(BaseModel):
         description="names the conversation: its chat_id (else the `X-Chat-Id` header; "
         "with neither, each completion is a new conversation)",
     )
+    flow_steps: bool = Field(
+        False,
+        description="nodeloom extension: also send the turn's flow_step blocks "
+        "(`nodeloom.steps`; streamed, in a chunk before the last)",
+    )
 
 
 # -- the answer ----------------------------------------------------------------------------

@@ -92,13 +92,13 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
 
     await state.launcher.launch(begin, turn.run_id)
     if not body.stream:
-        return _completion(turn, body.model, await turn.outcome)
+        return _completion(turn, body.model, await turn.outcome, body.flow_steps)
     first = await turn.next_token()
     if first is None:  # nothing streamed: the run has ended, so errors get their status
         result = await turn.outcome
         _raise_for(result)
-        return _stream(turn, body.model, [answer(flow, result)], _nothing())
-    return _stream(turn, body.model, [first], _rest(turn))
+        return _stream(turn, body.model, [answer(flow, result)], _nothing(), body.flow_steps)
+    return _stream(turn, body.model, [first], _rest(turn), body.flow_steps)
 
 
 async def _rest(turn: Turn) -> AsyncIterator[str | dict[str, Any]]:
@@ -118,7 +118,11 @@ async def _nothing() -> AsyncIterator[str | dict[str, Any]]:
 
 
 def _stream(
-    turn: Turn, model: str, first: list[str], rest: AsyncIterator[str | dict[str, Any]]
+    turn: Turn,
+    model: str,
+    first: list[str],
+    rest: AsyncIterator[str | dict[str, Any]],
+    steps: bool = False,
 ) -> StreamingResponse:
     chunk_id = f"chatcmpl-{turn.run_id}"
 
@@ -140,13 +144,17 @@ def _stream(
                 yield f"data: {json.dumps(item)}\n\n"
                 return
             yield chunk(Delta(content=item))
+        if steps:  # the flow_step blocks, in a chunk of no choice (like a usage chunk)
+            blocks = {"nodeloom": {"steps": turn.step_blocks()}}
+            empty = ChatCompletionChunk(id=chunk_id, created=turn.created, model=model, choices=[])
+            yield f"data: {json.dumps({**empty.model_dump(), **blocks}, default=str)}\n\n"
         yield chunk(Delta(), finish=True)
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(frames(), media_type="text/event-stream", headers=_headers(turn))
 
 
-def _completion(turn: Turn, model: str, result: RunResult) -> JSONResponse:
+def _completion(turn: Turn, model: str, result: RunResult, steps: bool = False) -> JSONResponse:
     _raise_for(result)
     usage = {key: int(result.usage.get(key, 0)) for key in Usage.model_fields}
     body = ChatCompletion(
@@ -157,7 +165,10 @@ def _completion(turn: Turn, model: str, result: RunResult) -> JSONResponse:
         usage=Usage(**usage),
         nodeloom=RunReference(run_id=turn.run_id, chat_id=turn.chat_id),
     )
-    return JSONResponse(body.model_dump(), headers=_headers(turn))
+    content = body.model_dump()
+    if steps:
+        content["nodeloom"]["steps"] = json.loads(json.dumps(turn.step_blocks(), default=str))
+    return JSONResponse(content, headers=_headers(turn))
 
 
 def _headers(turn: Turn) -> dict[str, str]:
