@@ -5,6 +5,7 @@ with a user tools file, and a scripted mock LLM it reaches over HTTP."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -46,7 +47,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, llm: MockLLM) -> Iterator[S
         "shop": {
             "type": "toolset",
             "description": "Prices of things",
-            "parameters": {"functions": [f"{shop}#price"]},
+            "parameters": {"functions": ["shop:price"]},
         },
         "math": {"type": "toolset", "parameters": {"toolsets": ["calculator"]}},
     }
@@ -55,6 +56,9 @@ def server(tmp_path_factory: pytest.TempPathFactory, llm: MockLLM) -> Iterator[S
         "NODELOOM_USER_TOOLS": str(folder / "user-tools.json"),
         "OPENAI_BASE_URL": llm.base_url,
         "OPENAI_API_KEY": "test",
+        # The server imports only allow-listed modules (docs/deployment.md#trust-model).
+        "NODELOOM_PYTHON_TOOLS": "shop",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")])),
     }
     started = start_server(folder, environment=environment)
     try:
