@@ -13,8 +13,8 @@ import inspect
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.nodes.tools.toolset.loader import load_tool
-from nodeloom.nodes.tools.toolset.references import parse_reference
+from nodeloom.tools.loader import load_tool
+from nodeloom.tools.references import parse_reference
 
 
 def resolve(impl: str) -> Any:

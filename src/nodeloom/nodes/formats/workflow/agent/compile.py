@@ -38,7 +38,7 @@ def compile_agent(data: dict[str, Any], context: BuildContext) -> AgentResult:
     tools: list[Any] = []
     names: list[str] = []
     if data.get("web_search"):
-        from nodeloom.nodes.tools.toolset.builtins import make_http_fetch
+        from nodeloom.tools.builtins import make_http_fetch
 
         tools.append(make_http_fetch(allow_private=False))
         names.append("http_fetch")

@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.nodes.tools.toolset.references import Reference
+from nodeloom.tools.references import Reference
 
 FILE_MODULE_PREFIX = "nodeloom_functions_"
 # Checked before anything is imported; raises to refuse. The server sets it (its
