@@ -13,7 +13,6 @@ PENDING_SPLIT = {
     "engine/context.py",
     "engine/flow.py",
     "runs/service.py",
-    "formats/ethan/convert.py",
 }
 PENDING_DOCSTRING = {"engine/__init__.py"}
 
