@@ -42,3 +42,21 @@ def test_every_package_says_what_it_offers():
         and ast.get_docstring(ast.parse(p.read_text())) is None
     }
     assert silent <= PENDING_DOCSTRING
+
+
+def test_formats_and_shared_tools_import_nothing_from_the_native_node_catalogue():
+    # A helper both use lives in a neutral package (nodeloom.tools), not in nodes/.
+    offenders = set()
+    for package in ("formats", "tools"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else []
+                )
+                if any(n == "nodeloom.nodes" or n.startswith("nodeloom.nodes.") for n in names):
+                    offenders.add(str(path.relative_to(ROOT)))
+    assert offenders == set()

@@ -1,5 +1,5 @@
 """An `mcp` tool: a tool of an MCP server, reached like the MCP Server node does
-(nodeloom.nodes.tools.mcp_server.connection: stdio or streamable HTTP, SSRF guard,
+(nodeloom.tools.mcp.connection: stdio or streamable HTTP, SSRF guard,
 bounded connect and call times, the server's stderr in failures).
 
 The server is started (or reached) on the node's first call and kept for the node's
@@ -18,12 +18,9 @@ import shlex
 from typing import Any
 
 from nodeloom.formats.ethan.nodes.tool.results import items_of, plain
-from nodeloom.nodes.tools.mcp_server.connection import Connection, connect
-from nodeloom.nodes.tools.mcp_server.definition import (
-    DEFAULT_CALL_TIMEOUT,
-    DEFAULT_CONNECT_TIMEOUT,
-)
-from nodeloom.nodes.tools.mcp_server.server import Server
+from nodeloom.tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT
+from nodeloom.tools.mcp.connection import Connection, connect
+from nodeloom.tools.mcp.server import Server
 
 
 def server_of(config: dict[str, Any]) -> Server:

@@ -14,11 +14,8 @@ from typing import Any
 
 from nodeloom.errors import NodeError
 from nodeloom.net import display_url
-from nodeloom.nodes.tools.mcp_server.definition import (
-    DEFAULT_CALL_TIMEOUT,
-    DEFAULT_CONNECT_TIMEOUT,
-)
 from nodeloom.plugins.contract import BuildContext
+from nodeloom.tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ import httpx
 
 from nodeloom.errors import NodeError
 from nodeloom.net import Policy, resolve_public
-from nodeloom.nodes.tools.mcp_server.pinned import pinned_client_factory
-from nodeloom.nodes.tools.mcp_server.server import Server, invalid
+from nodeloom.tools.mcp.pinned import pinned_client_factory
+from nodeloom.tools.mcp.server import Server, invalid
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 HOW_TO_ALLOW = (
