@@ -9,7 +9,8 @@ What a node folder imports (also importable from `nodeloom.plugins.contract`):
 
 and what the engine and the server use to load them:
 
-    discovery    the built-in catalogue, entry points, NODELOOM_NODES_PATH
+    discovery    the built-in catalogue and the formats' nodes, entry points,
+                 NODELOOM_NODES_PATH
     registry     Registry (definitions by type id, executors imported on first use),
                  default_registry()
 

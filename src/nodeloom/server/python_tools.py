@@ -23,8 +23,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from nodeloom.errors import GraphError, Issue, NodeError
-from nodeloom.nodes.tools.toolset import loader
-from nodeloom.nodes.tools.toolset.references import (
+from nodeloom.tools import loader
+from nodeloom.tools.references import (
     Reference,
     ReferenceSyntaxError,
     parse_reference,

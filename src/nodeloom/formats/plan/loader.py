@@ -3,6 +3,10 @@
 Steps, each collecting every problem it finds (a GraphError lists them all, exit 2):
 choose the pattern -> fill `{placeholders}` -> check each node's schema -> check the
 seed's rules and every tool name -> write the native graph.
+
+Importing this module is light (the plan-* node folders live under this package, so
+discovery imports it): the schema (pydantic) is imported when a document is detected or
+converted.
 """
 
 from __future__ import annotations
@@ -15,21 +19,24 @@ from typing import Any
 
 from nodeloom.errors import GraphError, Issue
 from nodeloom.formats.options import FormatOptions
-from nodeloom.formats.plan.catalogue import read_catalogue
-from nodeloom.formats.plan.checks import check_plan
-from nodeloom.formats.plan.convert import plan_model, to_native
-from nodeloom.formats.plan.patterns import choose, is_plan
-from nodeloom.formats.plan.placeholders import fill
-from nodeloom.formats.plan.schema import parse_plan
 
 
 class PlanLoader:
     name = "plan"
 
     def detect(self, document: Any, path: Path | None) -> bool:
+        from nodeloom.formats.plan.patterns import is_plan
+
         return is_plan(document)
 
     def to_graph(self, document: Any, options: FormatOptions) -> dict[str, Any]:
+        from nodeloom.formats.plan.catalogue import read_catalogue
+        from nodeloom.formats.plan.checks import check_plan
+        from nodeloom.formats.plan.convert import plan_model, to_native
+        from nodeloom.formats.plan.patterns import choose
+        from nodeloom.formats.plan.placeholders import fill
+        from nodeloom.formats.plan.schema import parse_plan
+
         chosen = choose(document, options.pattern)
         filled, issues = fill(chosen.document, options.variables, chosen.prefix)
         plan, plan_issues = parse_plan(filled, chosen.prefix, chosen.name)

@@ -6,9 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
-
-DEFAULT_CONNECT_TIMEOUT = 10.0
-DEFAULT_CALL_TIMEOUT = 60.0
+from nodeloom.tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT
 
 
 def _is_set(value: Any) -> bool:
