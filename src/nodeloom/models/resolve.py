@@ -8,10 +8,8 @@ import importlib.util
 import os
 from typing import Any
 
-from nodeloom.models.endpoints import api_key_for, check_key, model_http_client
 from nodeloom.models.providers import PROVIDERS, Provider
 from nodeloom.models.reference import ModelConfigError, ModelSpec
-from nodeloom.net.transport import Borrowed, GuardedTransport
 
 
 def with_overrides(spec: ModelSpec, **overrides: Any) -> ModelSpec:
@@ -33,6 +31,8 @@ def check_configured(spec: ModelSpec, *, where: str = "model") -> None:
             f"{where}: the '{spec.provider}' provider needs the '{provider.requires}' package, "
             f"which is not installed; run: {install}"
         )
+    from nodeloom.models.endpoints import check_key  # httpx: not at definition load
+
     check_key(spec, where=where)
     if provider.key_env and not (spec.api_key or os.environ.get(provider.key_env)):
         raise ModelConfigError(
@@ -63,6 +63,9 @@ def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = No
             kwargs[outer] = {inner: base_url}
         else:
             kwargs[outer] = base_url
+    from nodeloom.models.endpoints import api_key_for, model_http_client
+    from nodeloom.net.transport import Borrowed, GuardedTransport
+
     api_key = api_key_for(spec, where=where)
     if api_key:
         kwargs["api_key"] = api_key
