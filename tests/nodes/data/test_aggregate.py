@@ -8,7 +8,7 @@ import nodeloom
 from nodeloom.errors import GraphError, NodeError
 from nodeloom.nodes.data.aggregate.definition import definition
 from nodeloom.nodes.data.aggregate.executor import executor
-from nodeloom.testing.builders import chain, node
+from nodeloom.testing.builders import chain, edge, graph, node
 from nodeloom.testing.context import call_executor
 
 ORDERS = [
@@ -27,7 +27,7 @@ async def run(data: dict, value: object) -> object:
 
 def test_the_definition_declares_the_public_contract() -> None:
     assert definition.id == executor.node_type == "aggregate"
-    assert [p.id for p in definition.parameters] == ["group_by", "operations"]
+    assert [p.id for p in definition.parameters] == ["group_by", "operations", "collect"]
     assert definition.parameter("operations").default == [{"op": "count"}]
 
 
@@ -137,3 +137,38 @@ async def test_an_aggregate_node_runs_in_a_graph_on_the_list_before_it() -> None
     )
     result = await nodeloom.load(doc).run()
     assert result.outputs["totals"]["output"] == [{"c": "x", "n_sum": 5}]
+
+
+async def test_an_each_activation_aggregate_collects_every_value_that_arrives_in_the_run() -> None:
+    doc = graph(
+        node("a", "json-transform", expression='{"n": 1}'),
+        node("b", "json-transform", expression='[{"n": 2}, {"n": 4}]'),
+        node(
+            "sum",
+            "aggregate",
+            activation="each",
+            collect=True,
+            operations=[{"op": "count"}, {"field": "n", "op": "sum"}],
+        ),
+        edge("a", "sum"),
+        edge("b", "sum"),
+    )
+    sink = nodeloom.ListSink()
+    result = await nodeloom.load(doc).run(sink=sink)
+    assert result.error is None, result.error
+    completed = [
+        e.data["outputs"]["output"]
+        for e in sink.events
+        if e.event_type == "completed" and e.node_id == "sum"
+    ]
+    assert len(completed) == 2
+    assert completed[-1] == {"count": 3, "n_sum": 7}
+    assert result.outputs["sum"]["output"] == {"count": 3, "n_sum": 7}
+    assert result.state["aggregate:sum"] == [{"n": 1}, {"n": 2}, {"n": 4}]
+
+
+def test_collect_without_each_activation_is_refused_at_validation() -> None:
+    with pytest.raises(GraphError) as caught:
+        nodeloom.load(graph(node("s", "aggregate", collect=True)))
+    [issue] = caught.value.issues
+    assert (issue.field, issue.code) == ("collect", "invalid_parameter")

@@ -15,6 +15,19 @@ def result_key(field: str, op: str) -> str:
 
 
 def check_aggregate(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    issues = _check_operations(data)
+    if data.get("collect") is True and data.get("activation") != "each":
+        issues.append(
+            (
+                "collect",
+                "collect gathers the values that arrive one by one at an each-node: set "
+                "activation to each, or turn collect off",
+            )
+        )
+    return issues
+
+
+def _check_operations(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     operations = data.get("operations")
     if operations is None or (isinstance(operations, str) and "{{" in operations):
         return []
@@ -87,6 +100,15 @@ definition = NodeDefinition(
             default=DEFAULT_OPERATIONS,
             description='A list of {"field"?, "op"}; op is count, sum, min, max, avg or '
             'list. Results go under "<field>_<op>" ("count" for a count without field).',
+        ),
+        Parameter(
+            "collect",
+            "boolean",
+            "Collect",
+            default=False,
+            description="With activation each: every arriving value (a list: its items) is "
+            "added to those that arrived before in this run, and the output aggregates them "
+            "all.",
         ),
     ),
     side_effects="pure",

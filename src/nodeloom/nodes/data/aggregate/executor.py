@@ -18,6 +18,8 @@ from nodeloom.nodes.data.aggregate.definition import (
 )
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
+STATE_PREFIX = "aggregate:"
+
 
 class AggregateExecutor:
     node_type = "aggregate"
@@ -26,6 +28,8 @@ class AggregateExecutor:
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
         items = inputs["input"].value
+        if data.get("collect") is True:
+            items = _collect(context, items)
         if not isinstance(items, list):
             raise NodeError(
                 f"Aggregate needs a list on its `input` port; received {json_type(items)} "
@@ -35,7 +39,7 @@ class AggregateExecutor:
                 details={"port": "input", "received_type": json_type(items)},
             )
         operations = data.get("operations") or DEFAULT_OPERATIONS
-        problems = check_aggregate({**data, "operations": operations})
+        problems = check_aggregate({"operations": operations, "group_by": data.get("group_by")})
         if problems:
             field, message = problems[0]
             raise NodeError(
@@ -55,6 +59,16 @@ class AggregateExecutor:
         ops = [(op.get("field") or "", op["op"]) for op in operations]
         groups = aggregate(items, group_by, ops)
         return ExecutionResult({"output": groups if group_by else groups[0]})
+
+
+def _collect(context: FlowContext, value: Any) -> list[Any]:
+    """An each-node: add what just arrived (a list adds its items) to what arrived before
+    in this run, kept in the run's shared state so that a resumed run has it too."""
+    key = f"{STATE_PREFIX}{context.node_id}"
+    arrived = value if isinstance(value, list) else [value]
+    collected = [*context.state.get(key, []), *arrived]
+    context.state[key] = collected
+    return collected
 
 
 def aggregate(items: list[Any], group_by: str, ops: list[tuple[str, str]]) -> list[dict[str, Any]]:
