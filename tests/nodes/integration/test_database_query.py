@@ -201,14 +201,25 @@ async def test_connections_are_pooled_across_runs(backend, request) -> None:
         await close_pools()
 
 
-async def test_sqlite_refuses_attach_so_a_statement_cannot_open_other_files(tmp_path) -> None:
-    other = tmp_path / "other.db"
-    error = await refused(
-        f"sqlite:///{tmp_path / 'main.db'}", f"ATTACH '{other}' AS o", allow_write=True
-    )
-    assert error.code == "database_error"
+async def test_sqlite_refuses_attach_and_vacuum_into_so_no_other_file_is_touched(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'main.db'}"
+    for sql in (f"ATTACH '{tmp_path / 'other.db'}' AS o", f"VACUUM INTO '{tmp_path / 'copy.db'}'"):
+        error = await refused(url, sql, allow_write=True)
+        assert error.code == "database_error"
+        assert "not authorized" in str(error) or "authorization denied" in str(error)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["main.db"]
+
+
+async def test_sqlite_read_only_refuses_pragmas_that_set_but_answers_those_that_read(
+    tmp_path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'main.db'}"
+    await people(url)
+    error = await refused(url, "PRAGMA journal_mode = WAL")
     assert "not authorized" in str(error)
-    assert not other.exists()
+    columns = await query(url, "PRAGMA table_info(people)")
+    assert [row["name"] for row in columns["rows"]] == ["id", "name"]
+    assert (await query(url, "PRAGMA journal_mode"))["rows"] == [{"journal_mode": "delete"}]
 
 
 async def test_an_unreachable_server_is_retryable_and_never_shows_the_password() -> None:

@@ -33,7 +33,24 @@ DRIVERS = {
     "mariadb+aiomysql": ("mysql", "aiomysql"),
 }
 _SQLITE_ATTACH = 24  # sqlite3.SQLITE_ATTACH: an authorizer action code
+_SQLITE_PRAGMA = 19  # sqlite3.SQLITE_PRAGMA
 _SQLITE_DENY = 1
+# Pragmas whose argument names what to read (PRAGMA table_info(t)); any other pragma
+# given a value sets it.
+_SQLITE_PRAGMAS_WITH_ARGUMENT = frozenset(
+    {
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_info",
+        "index_xinfo",
+        "index_list",
+        "foreign_key_list",
+        "foreign_key_check",
+        "integrity_check",
+        "quick_check",
+    }
+)
 
 
 def database_url(value: Any) -> URL:
@@ -68,8 +85,8 @@ async def prepare(connection: AsyncConnection, *, read_only: bool, timeout: floa
         raw = (await connection.get_raw_connection()).driver_connection
         deadline = time.monotonic() + timeout
         await raw.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
-        await raw.set_authorizer(_no_attach)
         await connection.exec_driver_sql(f"PRAGMA query_only = {1 if read_only else 0}")
+        await raw.set_authorizer(_authorizer(read_only))
         return raw
     if dialect == "postgresql":
         if read_only:
@@ -95,9 +112,19 @@ async def release(connection: AsyncConnection, raw: Any) -> None:
         await raw.set_authorizer(None)
 
 
-def _no_attach(action: int, *_: Any) -> int:
-    """SQLite authorizer: no ATTACH, so a statement cannot open other database files."""
-    return _SQLITE_DENY if action == _SQLITE_ATTACH else 0
+def _authorizer(read_only: bool) -> Any:
+    """SQLite authorizer: never ATTACH (nor VACUUM INTO, which attaches), so a statement
+    cannot open or write other files; read-only, no PRAGMA that sets a value either
+    (`PRAGMA journal_mode = WAL` changes the file although query_only is on)."""
+
+    def authorize(action: int, arg1: Any, arg2: Any, *_: Any) -> int:
+        if action == _SQLITE_ATTACH:
+            return _SQLITE_DENY
+        if read_only and action == _SQLITE_PRAGMA and arg2 is not None:
+            return 0 if str(arg1).lower() in _SQLITE_PRAGMAS_WITH_ARGUMENT else _SQLITE_DENY
+        return 0
+
+    return authorize
 
 
 def classify(exc: BaseException) -> str:
