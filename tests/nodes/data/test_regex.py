@@ -153,3 +153,11 @@ async def test_a_regex_node_runs_in_a_graph_on_the_output_of_the_node_before() -
     )
     result = await nodeloom.load(doc).run()
     assert result.outputs["ids"]["output"] == "#17, #42"
+
+
+async def test_matching_a_huge_text_past_the_timeout_fails_with_regex_timeout() -> None:
+    text = "ab" * 10_000_000  # RE2 scans all 20 million characters for the missing "c"
+    with pytest.raises(NodeError) as caught:
+        await run({"pattern": r"(a|b)+c", "mode": "extract_all", "timeout": 0.001}, text)
+    assert caught.value.code == "regex_timeout"
+    assert "raise `timeout` or split the text first" in str(caught.value)

@@ -21,6 +21,7 @@ from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
 # Below this many characters the work is done inline: a thread costs more than the match.
 INLINE_BELOW = 64 * 1024
+TIMEOUT_MARGIN = 0.1
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would print every refused pattern to stderr
 
@@ -45,8 +46,10 @@ class RegexExecutor:
         timeout = _timeout(data.get("timeout"))
         if len(text) < INLINE_BELOW:
             return ExecutionResult({"output": apply(pattern, mode, text, replacement)})
+        # `timeout` is also the engine's per-node timeout: ours comes a little earlier,
+        # so that the clearer `regex_timeout` is what the run reports.
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout - min(TIMEOUT_MARGIN, timeout / 20)):
                 value = await asyncio.to_thread(apply, pattern, mode, text, replacement)
         except TimeoutError:
             raise NodeError(
