@@ -3,6 +3,7 @@ the MIME message with its attachments."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -155,6 +156,81 @@ def read_attachments(value: Any) -> list[tuple[str, str, bytes]]:
         mime = str(meta.get("mime") or "application/octet-stream")
         found.append((name, mime, content))
     return found
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message ready to build and send: checked addresses, body, attachments."""
+
+    account: Account
+    sender: str
+    to: list[str]
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    text: str
+    html: str
+    attachments: list[tuple[str, str, bytes]]
+
+    @property
+    def envelope_sender(self) -> str:
+        return bare(self.sender)
+
+    @property
+    def recipients(self) -> list[str]:
+        return [bare(address) for address in [*self.to, *self.cc, *self.bcc]]
+
+    def message(self, *, text_after: str = "", html_after: str = "") -> EmailMessage:
+        return build(
+            sender=self.sender,
+            to=self.to,
+            cc=self.cc,
+            subject=self.subject,
+            text=self.text + text_after if self.text or not self.html else "",
+            html=self.html + html_after if self.html else "",
+            attachments=self.attachments,
+        )
+
+
+async def compose(data: Mapping[str, Any]) -> Outgoing:
+    """The node's parameters, checked, with the attachments read (in a thread)."""
+    account = read_account(data.get("account"))
+    to = addresses(data.get("to"), "to")
+    if not to:
+        raise invalid("to", "the email needs at least one address in `to`.")
+    senders = addresses(data.get("from") or account.sender or account.username, "from")
+    if len(senders) != 1:
+        raise invalid(
+            "from", "the email needs one sender: set `from`, or ?from= in the account URL."
+        )
+    text, html, subject = (_text(data, name) for name in ("text", "html", "subject"))
+    if not text and not html:
+        raise invalid("text", "the email needs a body: set `text`, `html` or both.")
+    return Outgoing(
+        account=account,
+        sender=senders[0],
+        to=to,
+        cc=addresses(data.get("cc"), "cc"),
+        bcc=addresses(data.get("bcc"), "bcc"),
+        subject=subject,
+        text=text,
+        html=html,
+        attachments=await asyncio.to_thread(read_attachments, data.get("attachments")),
+    )
+
+
+def bare(address: str) -> str:
+    """`Ada <ada@example.com>` -> `ada@example.com`."""
+    return address.rsplit("<", 1)[-1].rstrip(">").strip()
+
+
+def _text(data: Mapping[str, Any], name: str) -> str:
+    value = data.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise invalid(name, f"`{name}` must be text.")
+    return value
 
 
 def invalid(field: str, message: str) -> NodeError:
