@@ -227,3 +227,13 @@ async def test_streaming_a_run_that_pauses_ends_with_run_paused(run):
     assert seen[-1].event_type == "run_paused"
     assert [w["node_id"] for w in seen[-1].data["waiting"]] == ["check"]
     await flow.aclose()
+
+
+async def test_a_waiting_node_announces_itself_once_and_not_for_an_answer_given_ahead(run):
+    doc = graph(node("a", "announce"), node("b", "announce"))
+    flow = run.load(doc)
+    paused = await flow.run(answers={"b": "given"})
+    assert paused.status is RunStatus.PAUSED
+    done = await flow.resume(paused.run_id, "a", "later")
+    assert done.outputs == {"a": {"output": "later"}, "b": {"output": "given"}}
+    assert done.state["announced"] == ["a"]
