@@ -10,6 +10,7 @@ too, because DDL commits implicitly and would run outside a read-only transactio
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -108,8 +109,9 @@ async def prepare(connection: AsyncConnection, *, read_only: bool, timeout: floa
 async def release(connection: AsyncConnection, raw: Any) -> None:
     """Undo what `prepare` set on a pooled connection."""
     if raw is not None:
-        await raw.set_progress_handler(None, 0)
-        await raw.set_authorizer(None)
+        with contextlib.suppress(Exception):  # a broken connection: nothing to undo
+            await raw.set_progress_handler(None, 0)
+            await raw.set_authorizer(None)
 
 
 def _authorizer(read_only: bool) -> Any:
