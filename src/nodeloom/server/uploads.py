@@ -12,17 +12,13 @@ the upload's size; the body size limit (`--max-body-mb`) applies as to any reque
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
-import os
-import secrets
-from typing import Any, BinaryIO
+from typing import Any
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 
 from nodeloom.errors import NodeError
-from nodeloom.files import detect_mime, file_ref, open_file, parent_dir
+from nodeloom.files import Keeper
 from nodeloom.server.errors import ApiError
 
 UPLOADS = "uploads"
@@ -55,42 +51,13 @@ async def multipart_body(request: Request) -> dict[str, Any]:
 
 
 def _keep(upload: UploadFile) -> dict[str, Any]:
-    """Copy the spooled part to uploads/<sha256>/<name>; its file reference."""
-    name = safe_name(upload.filename)
-    source: BinaryIO = upload.file
-    source.seek(0)
-    head = source.read(4096)
-    source.seek(0)
-    staging = [UPLOADS, f".{secrets.token_hex(8)}.part"]
-    digest = hashlib.sha256()
-    size = 0
-    with parent_dir(staging, "/".join(staging), create=True) as folder:
-        fd = open_file(folder, staging[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, staging[-1])
-        try:
-            with os.fdopen(fd, "wb") as target:
-                while chunk := source.read(CHUNK):
-                    digest.update(chunk)
-                    target.write(chunk)
-                    size += len(chunk)
-            sha = digest.hexdigest()
-            final = [UPLOADS, sha, name]
-            with (
-                parent_dir(final, "/".join(final), create=True) as into,
-                contextlib.suppress(FileExistsError),  # the same content and name: kept once
-            ):
-                os.link(staging[-1], name, src_dir_fd=folder, dst_dir_fd=into)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(staging[-1], dir_fd=folder)
-    declared = (upload.content_type or "").split(";", 1)[0].strip().lower()
-    mime = declared if declared and declared != "application/octet-stream" else ""
-    return file_ref(final, mime or detect_mime(name, head), size)
-
-
-def safe_name(filename: str | None) -> str:
-    """The client's file name, reduced to a plain name that cannot leave its folder."""
-    name = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(c for c in name if c.isprintable() and c != "\0").strip()
-    if name in ("", ".", "..") or name.startswith("."):
-        name = f"upload{name}" if name not in (".", "..") else "upload"
-    return name[:200]
+    """Copy the spooled part into uploads/<sha256>/<name>; its file reference."""
+    keeper = Keeper(UPLOADS, upload.filename or "upload")
+    try:
+        upload.file.seek(0)
+        while chunk := upload.file.read(CHUNK):
+            keeper.write(chunk)
+    except BaseException:
+        keeper.abort()
+        raise
+    return keeper.finish(upload.content_type)
