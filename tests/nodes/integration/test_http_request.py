@@ -7,6 +7,8 @@ is on: most tests turn it on; the guard's own tests are in tests/net.
 from __future__ import annotations
 
 import ast
+import email
+import email.policy
 import hashlib
 import json
 import socket
@@ -78,6 +80,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/logo":
             disposition = {"Content-Disposition": 'attachment; filename="logo.png"'}
             self._send(200, PNG, "image/png", disposition)
+        elif path == "/form":
+            self._send(
+                200, json.dumps(_form_fields(self.headers, body)).encode(), "application/json"
+            )
         elif path == "/sha":
             digest = {
                 "sha256": hashlib.sha256(body).hexdigest(),
@@ -121,6 +127,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except OSError:  # the client stopped reading past its limit
             self.close_connection = True
+
+
+def _form_fields(headers: Any, body: bytes) -> dict[str, Any]:
+    """A multipart/form-data body, parsed by the standard library's email parser."""
+    head = f"Content-Type: {headers['Content-Type']}\r\n\r\n".encode()
+    message = email.message_from_bytes(head + body, policy=email.policy.HTTP)
+    fields: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if part.get_filename():
+            data = part.get_payload(decode=True)
+            fields[name] = {
+                "filename": part.get_filename(),
+                "type": part.get_content_type(),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        else:
+            fields[name] = part.get_payload(decode=True).decode()
+    return fields
 
 
 class _Server(ThreadingHTTPServer):
@@ -197,6 +222,7 @@ def test_the_definition_keeps_its_public_contract() -> None:
         "timeout",
         "allow_private_network",
         "follow_redirects",
+        "multipart",
     ]
     method = parameters["method"]
     assert (method.type, method.default) == ("enum", "GET")
@@ -532,4 +558,34 @@ async def test_a_file_reference_outside_the_root_is_not_sent(
     with pytest.raises(NodeError) as caught:
         await _run({"method": "POST", "url": server.url("/sha"), "body": ref})
     assert caught.value.code == "path_outside_root"
+    assert server.seen == []
+
+
+async def test_multipart_sends_text_fields_and_file_references_as_file_parts(
+    server: _Server, files_root: Path
+) -> None:
+    (files_root / "logo.png").write_bytes(PNG)
+    ref = {"$ref": "file:logo.png", "mime": "image/png", "size": len(PNG), "name": "logo.png"}
+    data = {
+        "method": "POST",
+        "url": server.url("/form"),
+        "multipart": True,
+        "body": {"note": 'a "quoted" note', "count": 3, "file": ref},
+    }
+    outputs = await _run(data)
+    assert outputs["response"]["body"] == {
+        "note": 'a "quoted" note',
+        "count": "3",
+        "file": {
+            "filename": "logo.png",
+            "type": "image/png",
+            "sha256": hashlib.sha256(PNG).hexdigest(),
+        },
+    }
+
+
+async def test_multipart_needs_an_object_of_fields(server: _Server) -> None:
+    with pytest.raises(NodeError) as caught:
+        await _run({"method": "POST", "url": server.url("/form"), "multipart": True, "body": "x"})
+    assert caught.value.details == {"field": "body"}
     assert server.seen == []

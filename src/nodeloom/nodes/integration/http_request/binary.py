@@ -5,14 +5,17 @@ text or JSON is never decoded: it is streamed to `downloads/<sha256>/<name>` und
 root and the answer's `body` is its file reference (up to MAX_DOWNLOAD_BYTES, memory a
 chunk at a time). Without a files root, such an answer is read as before (text, 10 MB).
 A file reference as the request's `body` sends the file's bytes (up to 10 MB), with its
-media type as Content-Type.
+media type as Content-Type; with `multipart`, `body` is an object of fields, text or file
+references (file parts).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import secrets
 from typing import Any
 from urllib.parse import unquote
 
@@ -97,6 +100,62 @@ def file_body(value: Any, max_bytes: int) -> tuple[bytes, str] | None:
         )
     mime = value.get("mime") if isinstance(value, dict) else getattr(value, "mime", None)
     return content, str(mime or "application/octet-stream")
+
+
+def multipart_body(value: Any, max_bytes: int) -> tuple[bytes, str]:
+    """`{field: text or file reference}` as multipart/form-data (files as file parts)."""
+    if not isinstance(value, dict) or not value:
+        raise NodeError(
+            'with multipart on, body is an object of fields, e.g. {"note": "scan", "file": '
+            "{{ $json }}} where the file is a file reference",
+            code="invalid_parameter",
+            retryable=False,
+            details={"field": "body"},
+        )
+    boundary = secrets.token_hex(16)
+    parts: list[bytes] = []
+    size = 0
+    for name, item in value.items():
+        for one in item if isinstance(item, list) else [item]:
+            sent = file_body(one, max_bytes - size)
+            if sent is not None:
+                content, mime = sent
+                filename = one.get("name") if isinstance(one, dict) else None
+                filename = filename or (ref_path(one) or "file").rsplit("/", 1)[-1]
+                head = (
+                    f'Content-Disposition: form-data; name="{_quoted(str(name))}"; '
+                    f'filename="{_quoted(str(filename))}"\r\nContent-Type: {mime}\r\n'
+                )
+            elif isinstance(one, (str, int, float, bool)):
+                text = one if isinstance(one, str) else json.dumps(one)
+                content = text.encode()
+                head = f'Content-Disposition: form-data; name="{_quoted(str(name))}"\r\n'
+            else:
+                raise NodeError(
+                    f"multipart field {name!r} must be text, a number, a boolean or a file "
+                    "reference",
+                    code="invalid_parameter",
+                    retryable=False,
+                    details={"field": "body"},
+                )
+            part = f"--{boundary}\r\n{head}\r\n".encode() + content + b"\r\n"
+            size += len(part)
+            if size > max_bytes:
+                raise NodeError(
+                    f"the multipart body passes {max_bytes // (1024 * 1024)} MB, the most HTTP "
+                    "Request sends.",
+                    code="invalid_parameter",
+                    retryable=False,
+                    details={"field": "body"},
+                )
+            parts.append(part)
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+def _quoted(text: str) -> str:
+    """A form-data name or file name inside quotes: no quote, no line break (WHATWG)."""
+    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")  # as browsers do
 
 
 def _name(response: httpx.Response) -> str:

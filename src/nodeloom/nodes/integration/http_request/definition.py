@@ -125,6 +125,14 @@ definition = NodeDefinition(
             description="Follow up to 5 redirects, checking each destination. Off, a 3xx "
             "answer is returned as it is, on `response`.",
         ),
+        Parameter(
+            "multipart",
+            "boolean",
+            "Multipart form",
+            default=False,
+            description="Send body as multipart/form-data: an object of fields, each text "
+            "or a file reference (sent as a file part).",
+        ),
     ),
     side_effects="external",
     output_shape={"status": "int", "headers": "object", "body": "json | text | file reference"},

@@ -25,6 +25,7 @@ from nodeloom.nodes.integration.http_request.binary import (
     download,
     file_body,
     keeps_as_file,
+    multipart_body,
 )
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
@@ -188,7 +189,10 @@ def _read_parameters(data: Mapping[str, Any]) -> _Request:
             "url is required: an http:// or https:// address such as https://api.example.com/items",
         )
     headers = _read_headers(data.get("headers"))
-    content, content_type = _read_body(data.get("body"))
+    if _read_flag(data, "multipart", default=False):
+        content, content_type = multipart_body(data.get("body"), MAX_RESPONSE_BYTES)
+    else:
+        content, content_type = _read_body(data.get("body"))
     if content_type and not any(name.lower() == "content-type" for name in headers):
         headers["Content-Type"] = content_type
     return _Request(
