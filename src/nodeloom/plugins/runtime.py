@@ -9,7 +9,7 @@ its input ports and a `FlowContext` (implemented by the engine). It returns an
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -80,12 +80,17 @@ class InputRequest:
 
     `kind` is `approval` (an approve/reject decision with a note) or `input` (free text,
     or the form `fields`: [{"name", "label"?, "type"?: string|number|boolean, "required"?}]).
-    `value` is what the person is asked about (shown beside the question)."""
+    `value` is what the person is asked about (shown beside the question).
+
+    `announce`, if given, is awaited when the node really starts to wait: not when an
+    answer was given ahead of time, nor when a resumed run finds the node already
+    waiting on record. It tells the person (Send and Wait's email), once."""
 
     kind: Literal["approval", "input"]
     prompt: str = ""
     fields: tuple[Mapping[str, Any], ...] = ()
     value: Any = None
+    announce: Callable[[], Awaitable[None]] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "prompt": self.prompt}

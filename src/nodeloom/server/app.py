@@ -26,6 +26,7 @@ from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
     credentials,
+    decisions,
     events,
     flows,
     hooks,
@@ -102,6 +103,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
     app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
+    app.include_router(decisions.router)  # no bearer token: the link's signature is its auth
     ui = ui_files()
     if ui is not None:  # last: every route above wins over a file of the same path
         app.mount("/", ui, name="ui")
