@@ -77,3 +77,9 @@ def test_the_concierge_uses_its_mcp_server_and_its_sub_agent():
     assert tools == ["city_facts", "delegate_task_to_member"]
     response = lines[-1]["outputs"]["Concierge"]["output"]["response"]
     assert "Peru" in response and "Miraflores" in response
+
+
+def test_every_example_has_a_flow_test_beside_it():
+    """`pytest` collects examples/*.flowtest.yaml (testpaths), so CI runs them."""
+    missing = [p.name for p in EXAMPLES if not p.with_suffix(".flowtest.yaml").exists()]
+    assert missing == []

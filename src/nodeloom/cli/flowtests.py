@@ -30,7 +30,7 @@ def test_command(paths: tuple[str, ...], junit_file: str | None, select: str | N
     Exit codes: 0 every test passed, 1 a test failed, 2 a test file is invalid or none
     was found.
     """
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     began = time.perf_counter()
     files = _discover(paths or (".",))
     if not files:
