@@ -22,6 +22,7 @@ COMMANDS = {
     "token": "nodeloom.server.command:token_command",
     "credentials": "nodeloom.cli.credentials:credentials_command",
     "test": "nodeloom.cli.flowtests:test_command",
+    "eval": "nodeloom.cli.evaluate:eval_command",
 }
 
 
