@@ -83,3 +83,26 @@ def test_every_example_has_a_flow_test_beside_it():
     """`pytest` collects examples/*.flowtest.yaml (testpaths), so CI runs them."""
     missing = [p.name for p in EXAMPLES if not p.with_suffix(".flowtest.yaml").exists()]
     assert missing == []
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_support_router_evaluates_over_its_20_row_dataset_offline():
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "nodeloom"),
+            *("eval", "examples/support-router.json", "examples/support-router.eval.jsonl"),
+            *("--scorer", "contains", "--json"),
+            *("--mock-llm", "examples/support-router.mock.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(done.stdout)
+    assert record["dataset"]["rows"] == 20
+    # The mock's classifier rules miss three phrasings ("billed", "freezes", "payment").
+    assert record["summary"] == {"contains": 0.85}

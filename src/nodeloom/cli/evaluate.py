@@ -29,6 +29,7 @@ from nodeloom.evaluation import (
     store,
     summary,
 )
+from nodeloom.evaluation.answer import text_of
 from nodeloom.evaluation.compare import mean_score, pair_rows, tally
 from nodeloom.evaluation.dataset import Dataset
 
@@ -263,6 +264,5 @@ def _score(value: float | None) -> str:
 
 
 def _preview(value: Any, width: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
+    text = " ".join(text_of(value).split())
     return text if len(text) <= width else text[: width - 1] + "…"
