@@ -92,6 +92,7 @@ class Case(BaseModel):
     inputs: dict[str, Any] | None = None
     answers: dict[str, Any] = Field(default_factory=dict)
     mock_llm: MockScript | None = None
+    cassette: str | None = None
     timeout: float = Field(default=60.0, gt=0)
     expect: Expect = Field(default_factory=Expect)
 
@@ -104,6 +105,7 @@ class FlowTestFile(BaseModel):
     flow: str = Field(min_length=1)
     description: str | None = None
     mock_llm: MockScript | None = None
+    cassette: str | None = None
     tests: list[Case] = Field(min_length=1)
     path: Path = Field(default=Path("."), exclude=True)
 
@@ -120,6 +122,11 @@ class FlowTestFile(BaseModel):
     @property
     def flow_path(self) -> Path:
         return (self.path.parent / self.flow).resolve()
+
+    def cassette_for(self, case: Case) -> Path | None:
+        """The cassette the case replays (its own, else the file's), or None."""
+        cassette = case.cassette or self.cassette
+        return (self.path.parent / cassette).resolve() if cassette else None
 
     def script_for(self, case: Case) -> MockScript | None:
         """The case's mock LLM script, else the file's; a path is made absolute."""

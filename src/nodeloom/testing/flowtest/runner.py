@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from nodeloom.engine.events import ListSink
@@ -57,17 +58,44 @@ async def run_case(test_file: FlowTestFile, case: Case) -> CaseResult:
     except ScriptError as exc:
         outcome.error = str(exc)
         return outcome
+    cassette = test_file.cassette_for(case)
     with tempfile.TemporaryDirectory(prefix="nodeloom-flowtest-") as data_dir:
-        async with MockLLM(script) as llm:
-            environment = {
-                "NODELOOM_DATA_DIR": data_dir,
-                "OPENAI_BASE_URL": llm.base_url,
-                "OPENAI_API_KEY": "mock-llm",
-            }
-            with _environment(environment):
-                await _run(test_file, case, outcome)
+        if cassette is not None:
+            await _replay(test_file, case, outcome, cassette, data_dir)
+        else:
+            async with MockLLM(script) as llm:
+                environment = {
+                    "NODELOOM_DATA_DIR": data_dir,
+                    "OPENAI_BASE_URL": llm.base_url,
+                    "OPENAI_API_KEY": "mock-llm",
+                }
+                with _environment(environment):
+                    await _run(test_file, case, outcome)
     outcome.duration = time.perf_counter() - began
     return outcome
+
+
+async def _replay(
+    test_file: FlowTestFile, case: Case, outcome: CaseResult, cassette: Path, data_dir: str
+) -> None:
+    """The case's HTTP requests served from a cassette (no mock LLM, no network); the
+    provider settings stay as the environment has them, as when it was recorded."""
+    from nodeloom.cassettes import CassetteError, replaying
+
+    environment = {"NODELOOM_DATA_DIR": data_dir}
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        environment[name] = os.environ.get(name) or "cassette-replay"
+    try:
+        with replaying(cassette) as player, _environment(environment):
+            await _run(test_file, case, outcome)
+    except CassetteError as exc:
+        outcome.error = str(exc)
+        return
+    if player.misses:
+        outcome.problems.insert(
+            0,
+            f"cassette: {len(player.misses)} request(s) not recorded: " + "; ".join(player.misses),
+        )
 
 
 async def _run(test_file: FlowTestFile, case: Case, outcome: CaseResult) -> None:
