@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from nodeloom.testing.mock_llm import MockLLM
-
 from ..server.conftest import Server, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,16 +19,23 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
+def scripts_run_arguments() -> list[str]:
+    """`nodeloom serve`'s arguments in scripts/run, without OPENAI_API_KEY: read from the
+    script itself, so the test follows it."""
+    text = (ROOT / "scripts" / "run").read_text(encoding="utf-8")
+    assert 'serve --dev --flows examples "${mock[@]}"' in text
+    assert "--mock-llm" in text
+    mocks = sorted((ROOT / "examples").glob("*.mock.yaml"))
+    return ["--dev", "--flows", str(ROOT / "examples"), *(f"--mock-llm={m}" for m in mocks)]
+
+
 @pytest.fixture(scope="module")
-def newcomer(tmp_path_factory: pytest.TempPathFactory, llm: MockLLM) -> Iterator[Server]:
-    """The server as `scripts/run` starts it, on an empty data directory."""
-    environment = {"OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "test"}
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The server as `scripts/run` starts it, on an empty data directory, with no
+    provider key: the examples' mock LLM scripts answer."""
+    environment = {"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     started = start_server(
-        tmp_path_factory.mktemp("newcomer"),
-        "--dev",
-        "--flows",
-        str(ROOT / "examples"),
-        environment=environment,
+        tmp_path_factory.mktemp("newcomer"), *scripts_run_arguments(), environment=environment
     )
     try:
         yield started
@@ -73,6 +78,21 @@ def test_a_newcomer_sees_the_examples_runs_one_and_reads_its_answer(fresh_page, 
     message.press("Enter")
     expect(page.get_by_label("Chat").get_by_text("Hello! You said: hi").first).to_be_visible()
     shots.take(page, "the answer")
+
+
+def test_an_example_with_a_model_runs_offline_on_its_mock_script(fresh_page, newcomer, shots):
+    from playwright.sync_api import expect
+
+    page = fresh_page
+    page.goto(newcomer.url)
+    page.get_by_role("link", name="Run Support router").click()
+    message = page.get_by_role("textbox", name="Message")
+    expect(message).to_be_focused()
+    message.type("I was charged twice, refund?")
+    message.press("Enter")
+    chat = page.get_by_label("Chat")
+    expect(chat.get_by_text("[billing] I am sorry about the charge.").first).to_be_visible()
+    shots.take(page, "the support router answers")
 
 
 def test_the_question_mark_lists_the_shortcuts_and_the_docs(fresh_page, newcomer):
