@@ -25,6 +25,7 @@ from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
     credentials,
+    evaluations,
     events,
     flows,
     hooks,
@@ -92,7 +93,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens)
+    routers = (nodes, flows, runs, chat, events, credentials, tokens, evaluations)
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
