@@ -206,3 +206,29 @@ def test_credentials_are_removed_from_what_a_cassette_keeps(monkeypatch):
     for secret in (SECRET, TOKEN, "shop-key-123456", "hdr-secret-1", "cookie-secret-42"):
         assert secret not in kept
     assert "page=2" in kept and '"set-cookie": "REDACTED"' in kept
+
+
+def test_a_replay_needs_no_dns_for_the_recorded_hosts(tmp_path):
+    """`.invalid` never resolves: only a replay that skips the network guard's look-up
+    can answer an HTTP Request to it."""
+    import httpx
+
+    from nodeloom.cassettes.format import interaction, write
+
+    url = "http://api.example.invalid/echo?q=hi"
+    request = httpx.Request("GET", url, headers={"Host": "api.example.invalid"})
+    response = httpx.Response(200, json={"echo": "hi"})
+    response.read()
+    write(tmp_path / "c.json", [interaction(request, b"", response)])
+    graph = {
+        "nodes": [
+            {"id": "start", "type": "chat-start", "data": {}},
+            {"id": "get", "type": "http-request", "data": {"name": "Get", "url": url}},
+        ],
+        "edges": [{"id": "e", "source": "start", "target": "get"}],
+    }
+    path = tmp_path / "flow.json"
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    done = nodeloom_run(str(path), "--replay", str(tmp_path / "c.json"), env={**os.environ})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert result_of(done)["outputs"]["Get"]["response"]["body"] == {"echo": "hi"}
