@@ -106,3 +106,23 @@ def test_the_support_router_evaluates_over_its_20_row_dataset_offline():
     assert record["dataset"]["rows"] == 20
     # The mock's classifier rules miss three phrasings ("billed", "freezes", "payment").
     assert record["summary"] == {"contains": 0.85}
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_nodeloom_test_passes_every_example_flow_test_and_writes_junit(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    report = tmp_path / "junit.xml"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nodeloom"), "test", "examples", "--junit", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    suites = ET.parse(report).getroot()
+    assert suites.get("failures") == "0" and suites.get("errors") == "0"
+    assert {s.get("name") for s in suites} == {f"examples/{p.stem}.flowtest.yaml" for p in EXAMPLES}
