@@ -1,5 +1,6 @@
 """Recording and replaying every HTTP request made through httpx in this process: model
-calls (the OpenAI, Anthropic and Ollama clients), HTTP Request nodes, MCP servers over HTTP.
+calls (the OpenAI, Anthropic and Ollama clients), HTTP Request nodes. (Not MCP servers
+over HTTP: the MCP SDK uses its own client, httpx2.)
 
     with recording("run.cassette.json"):   # the real network; each exchange is kept
         ...                                # and written when the block ends
