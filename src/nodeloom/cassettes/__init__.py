@@ -1,4 +1,4 @@
-"""Cassettes: a run's HTTP exchanges (model calls, HTTP Request nodes)
+"""Cassettes: a run's HTTP exchanges (model calls, HTTP Request nodes, MCP over HTTP)
 recorded to a file, and served back so the run is reproduced offline
 (`nodeloom run --record/--replay`, docs/testing.md#cassettes)."""
 

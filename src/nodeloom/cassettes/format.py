@@ -66,13 +66,14 @@ def interaction(request: httpx.Request, body: bytes, response: httpx.Response) -
     }
 
 
-def response_of(recorded: dict[str, Any], request: httpx.Request) -> httpx.Response:
+def response_of(recorded: dict[str, Any], request: Any, lib: Any = httpx) -> Any:
+    """The recorded response, as a `lib.Response` (httpx, or the MCP SDK's httpx2)."""
     data = recorded["response"]
     if "body_base64" in data:
         content = base64.b64decode(data["body_base64"])
     else:
         content = data.get("body", "").encode("utf-8")
-    return httpx.Response(
+    return lib.Response(
         data["status"], headers=data.get("headers") or {}, content=content, request=request
     )
 

@@ -1,6 +1,6 @@
 """Recording and replaying every HTTP request made through httpx in this process: model
-calls (the OpenAI, Anthropic and Ollama clients), HTTP Request nodes. (Not MCP servers
-over HTTP: the MCP SDK uses its own client, httpx2.)
+calls (the OpenAI, Anthropic and Ollama clients), HTTP Request nodes, and MCP servers over
+HTTP (the MCP SDK's client is httpx2, a fork of httpx: patched the same way).
 
     with recording("run.cassette.json"):   # the real network; each exchange is kept
         ...                                # and written when the block ends
@@ -8,9 +8,13 @@ over HTTP: the MCP SDK uses its own client, httpx2.)
         ...                                # no network: each request gets the response
                                            # recorded for it; player.misses lists the rest
 
-The seam is httpx's network transport (`httpx.AsyncHTTPTransport`), patched for the
-block: every client that goes to the network goes through it, whoever built the client.
-One block at a time per process.
+The seam is httpx's network transport (`httpx.AsyncHTTPTransport`, and httpx2's), patched
+for the block: every client that goes to the network goes through it, whoever built the
+client. One block at a time per process.
+
+A GET asking for `text/event-stream` (an MCP session's stream for server-initiated
+messages) stays open as long as the session: it is not recorded, and a replay answers it
+405, which the MCP spec lets a server answer when it offers no such stream.
 """
 
 from __future__ import annotations
@@ -33,7 +37,18 @@ from nodeloom.cassettes.format import (
     write,
 )
 
-_REAL = httpx.AsyncHTTPTransport.handle_async_request
+
+def _libraries() -> list[Any]:
+    """httpx, and httpx2 when it is installed (the MCP SDK's client)."""
+    found: list[Any] = [httpx]
+    try:
+        import httpx2
+    except ImportError:
+        return found
+    return [*found, httpx2]
+
+
+_REALS = {lib: lib.AsyncHTTPTransport.handle_async_request for lib in _libraries()}
 # True while a cassette replays: the network guard then skips DNS (nothing leaves the
 # process, and an offline machine cannot resolve the recorded hosts).
 REPLAYING = False
@@ -44,14 +59,16 @@ class Recorder:
     def __init__(self) -> None:
         self.interactions: list[dict[str, Any]] = []
 
-    async def handle(self, transport: httpx.AsyncHTTPTransport, request: httpx.Request) -> Any:
+    async def handle(self, transport: Any, request: Any, lib: Any) -> Any:
+        if _event_stream(request):
+            return await _REALS[lib](transport, request)  # live, not recorded
         body = await request.aread()
-        response = await _REAL(transport, request)
+        response = await _REALS[lib](transport, request)
         try:
             content = await response.aread()
         finally:
             await response.aclose()
-        recorded = httpx.Response(
+        recorded = lib.Response(
             response.status_code,
             headers=[(k, v) for k, v in response.headers.items() if k.lower() not in _ENCODED],
             content=content,
@@ -76,11 +93,13 @@ class Player:
             self.queues[item["request"]["key"]].append(item)
         self.misses: list[str] = []
 
-    async def handle(self, transport: httpx.AsyncHTTPTransport, request: httpx.Request) -> Any:
+    async def handle(self, transport: Any, request: Any, lib: Any) -> Any:
+        if _event_stream(request):
+            return lib.Response(405, request=request)
         body = await request.aread()
         queue = self.queues.get(request_key(request, body))
         if queue:
-            return response_of(queue.popleft(), request)
+            return response_of(queue.popleft(), request, lib)
         described = f"{request.method} {public_url(request)}"
         self.misses.append(described)
         unused = sum(
@@ -99,26 +118,37 @@ class Player:
         )
         error = {"error": {"message": message, "type": "cassette_miss", "code": "cassette_miss"}}
         headers = {"x-nodeloom-cassette": "miss"}
-        return httpx.Response(MISS_STATUS, json=error, headers=headers, request=request)
+        return lib.Response(MISS_STATUS, json=error, headers=headers, request=request)
 
     @property
     def unused(self) -> int:
         return sum(len(q) for q in self.queues.values())
 
 
+def _event_stream(request: Any) -> bool:
+    return bool(
+        request.method == "GET" and "text/event-stream" in request.headers.get("accept", "")
+    )
+
+
 @contextmanager
 def _patched(handler: Any) -> Iterator[None]:
-    if httpx.AsyncHTTPTransport.handle_async_request is not _REAL:
+    if any(lib.AsyncHTTPTransport.handle_async_request is not real for lib, real in _REALS.items()):
         raise CassetteError("a cassette is already recording or replaying in this process")
 
-    async def handle_async_request(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> Any:
-        return await handler.handle(self, request)
+    def patch(lib: Any) -> Any:
+        async def handle_async_request(self: Any, request: Any) -> Any:
+            return await handler.handle(self, request, lib)
 
-    httpx.AsyncHTTPTransport.handle_async_request = handle_async_request  # type: ignore[method-assign]
+        return handle_async_request
+
+    for lib in _REALS:
+        lib.AsyncHTTPTransport.handle_async_request = patch(lib)
     try:
         yield
     finally:
-        httpx.AsyncHTTPTransport.handle_async_request = _REAL  # type: ignore[method-assign]
+        for lib, real in _REALS.items():
+            lib.AsyncHTTPTransport.handle_async_request = real
 
 
 @contextmanager

@@ -19,7 +19,7 @@ def cassette_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--replay",
         "replay_file",
         type=click.Path(),
-        help="Serve every HTTP request (models, HTTP Request nodes) from this "
+        help="Serve every HTTP request (models, HTTP Request, MCP over HTTP) from this "
         "cassette, offline; a request it does not hold fails the run.",
     )(command)
     return click.option(
