@@ -46,3 +46,17 @@ def test_a_bare_event_type_is_short_for_a_pattern_with_only_a_type(tmp_path):
     loaded = load_text(tmp_path, "flow: f.json\ntests: [{name: a, expect: {events: [x]}}]\n")
     assert loaded.tests[0].expect.events[0].type == "x"
     assert loaded.tests[0].expect.status == "completed"
+
+
+def test_the_documented_flow_test_file_is_valid(tmp_path):
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[3] / "docs" / "testing.md"
+    blocks = re.findall(r"^```yaml\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M)
+    (block,) = [b for b in blocks if b.startswith("flow:")]
+    loaded = load_text(tmp_path, block)
+    assert loaded.tests[0].name == "a refund question is answered by the billing reply"
+    assert loaded.tests[0].expect.outputs["Answer"] == {
+        "output": {"text": {"$regex": "^\\[billing\\] "}}
+    }
