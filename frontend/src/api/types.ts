@@ -441,6 +441,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Evaluations
+         * @description Every stored evaluation without its rows, newest first.
+         */
+        get: operations["list_evaluations_api_evaluations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Evaluation
+         * @description One evaluation with its rows: each answer and its scores.
+         */
+        get: operations["get_evaluation_api_evaluations__evaluation_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -615,7 +655,7 @@ export interface components {
             stream: boolean;
             /**
              * User
-             * @description names the conversation: its chat_id (default: derived)
+             * @description names the conversation: its chat_id (else the `X-Chat-Id` header; with neither, each completion is a new conversation)
              */
             user?: string | null;
             /**
@@ -777,6 +817,92 @@ export interface components {
         /** ErrorResponse */
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
+        };
+        /** Evaluation */
+        Evaluation: {
+            /** Id */
+            id: string;
+            /** Created At */
+            created_at: string;
+            /** Duration S */
+            duration_s: number;
+            flow: components["schemas"]["EvaluationFlow"];
+            dataset: components["schemas"]["EvaluationDataset"];
+            /** Scorers */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** Summary */
+            summary: {
+                [key: string]: number;
+            };
+            /** Rows */
+            rows: components["schemas"]["EvaluationRow"][];
+        };
+        /** EvaluationDataset */
+        EvaluationDataset: {
+            /** Path */
+            path: string;
+            /** Sha256 */
+            sha256: string;
+            /** Rows */
+            rows: number;
+        };
+        /** EvaluationFlow */
+        EvaluationFlow: {
+            /** Name */
+            name?: string | null;
+            /** Path */
+            path?: string | null;
+            /** Version */
+            version: string;
+        };
+        /** EvaluationList */
+        EvaluationList: {
+            /** Evaluations */
+            evaluations: components["schemas"]["EvaluationSummary"][];
+        };
+        /** EvaluationRow */
+        EvaluationRow: {
+            /** Id */
+            id: string;
+            /** Input */
+            input?: unknown;
+            /** Expected */
+            expected?: unknown;
+            /** Answer */
+            answer?: unknown;
+            /** Status */
+            status: string;
+            /** Run Id */
+            run_id?: string | null;
+            /** Error */
+            error?: string | null;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Scores */
+            scores: {
+                [key: string]: components["schemas"]["RowScore"];
+            };
+        };
+        /** EvaluationSummary */
+        EvaluationSummary: {
+            /** Id */
+            id: string;
+            /** Created At */
+            created_at: string;
+            /** Duration S */
+            duration_s: number;
+            flow: components["schemas"]["EvaluationFlow"];
+            dataset: components["schemas"]["EvaluationDataset"];
+            /** Scorers */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** Summary */
+            summary: {
+                [key: string]: number;
+            };
         };
         /** FlowCreate */
         FlowCreate: {
@@ -1041,6 +1167,12 @@ export interface components {
             input_hash: string | null;
             /** State Delta */
             state_delta: unknown;
+            /** Activation */
+            activation?: string | null;
+            /** Parameters */
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
         };
         /** OpenAIError */
         OpenAIError: {
@@ -1144,6 +1276,13 @@ export interface components {
              * @default false
              */
             replay_external: boolean;
+        };
+        /** RowScore */
+        RowScore: {
+            /** Score */
+            score: number;
+            /** Reason */
+            reason: string;
         };
         /**
          * RunAccepted
@@ -2849,6 +2988,111 @@ export interface operations {
             };
             /** @description no valid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    list_evaluations_api_evaluations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationList"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_evaluation_api_evaluations__evaluation_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evaluation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such flow or run */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

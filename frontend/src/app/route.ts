@@ -1,10 +1,12 @@
 // The page's place, kept in the URL hash so reloads and the back button work:
-// #/flows/<id>, #/runs, #/runs/<id>, #/settings.
+// #/ (the saved flows), #/flows (a new flow), #/flows/<id>, #/flows/<id>/chat (open it
+// with the chat ready), #/runs, #/runs/<id>, #/settings.
 
 import { useEffect, useState } from 'react'
 
 export type Route =
-  | { page: 'editor'; flowId: string | null }
+  | { page: 'home' }
+  | { page: 'editor'; flowId: string | null; chat?: boolean }
   | { page: 'runs'; runId: string | null }
   | { page: 'settings' }
 
@@ -12,8 +14,12 @@ export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent)
   if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
   if (parts[0] === 'settings') return { page: 'settings' }
-  if (parts[0] === 'flows') return { page: 'editor', flowId: parts[1] ?? null }
-  return { page: 'editor', flowId: null }
+  if (parts[0] === 'flows') {
+    return parts[2] === 'chat' && parts[1]
+      ? { page: 'editor', flowId: parts[1], chat: true }
+      : { page: 'editor', flowId: parts[1] ?? null }
+  }
+  return { page: 'home' }
 }
 
 export function hrefOf(route: Route): string {
@@ -22,8 +28,11 @@ export function hrefOf(route: Route): string {
       return route.runId ? `#/runs/${encodeURIComponent(route.runId)}` : '#/runs'
     case 'settings':
       return '#/settings'
+    case 'home':
+      return '#/'
     case 'editor':
-      return route.flowId ? `#/flows/${encodeURIComponent(route.flowId)}` : '#/flows'
+      if (!route.flowId) return '#/flows'
+      return `#/flows/${encodeURIComponent(route.flowId)}` + (route.chat ? '/chat' : '')
   }
 }
 

@@ -28,6 +28,7 @@ from nodeloom.errors import GraphError, Issue, PluginError
 from nodeloom.formats import FormatOptions, read_graph
 from nodeloom.graph.model import Graph
 from nodeloom.graph.validation import CheckedGraph, check_graph, validate
+from nodeloom.observability import traced
 from nodeloom.paths import default_services
 from nodeloom.plugins.contract import Event, Services
 from nodeloom.plugins.registry import Registry, default_registry
@@ -153,7 +154,7 @@ class Flow:
         execution = Execution(
             self.plan,
             trigger=data,
-            sink=sink or NullSink(),
+            sink=traced(sink or NullSink(), self.name),
             settings=settings or self.default_settings(),
             services=self.services,
             run_id=run_id,
