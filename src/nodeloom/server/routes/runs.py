@@ -87,11 +87,9 @@ async def get_run(run_id: str, state: State) -> dict[str, Any]:
 @router.post("/api/runs/{run_id}/cancel", response_model=RunModel, responses=errors(404, 409))
 async def cancel_run(run_id: str, state: State) -> dict[str, Any]:
     """Cancel a running, paused or interrupted run (409 if it has ended). A run executed
-    by another process is asked to stop: it does within a heartbeat."""
+    by another process is asked to stop: it does within a heartbeat. A run live here is
+    answered once its cancellation is recorded (the run service waits for it)."""
     record = await state.runs.cancel(run_id)
-    if record.status == "running":  # running here: its launch records the cancellation
-        await state.launcher.settle(run_id)
-        record = await state.store.get_run(run_id)
     return record.to_json()
 
 
