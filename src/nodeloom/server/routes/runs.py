@@ -87,8 +87,8 @@ async def get_run(run_id: str, state: State) -> dict[str, Any]:
 @router.post("/api/runs/{run_id}/cancel", response_model=RunModel, responses=errors(404, 409))
 async def cancel_run(run_id: str, state: State) -> dict[str, Any]:
     """Cancel a running, paused or interrupted run (409 if it has ended). A run executed
-    by another process is asked to stop: it does within a heartbeat. A run live here is
-    answered once its cancellation is recorded (the run service waits for it)."""
+    by another process is asked to stop: it does within a heartbeat."""
+    # A run live here is answered once the run service has recorded its cancellation.
     record = await state.runs.cancel(run_id)
     return record.to_json()
 
