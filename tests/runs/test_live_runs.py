@@ -31,7 +31,8 @@ async def test_a_held_paused_run_is_known_to_its_service_and_not_to_its_flow(
 async def test_the_service_cancels_the_one_run_another_process_asked_to_stop(
     service: RunService, store: Store, registry, tmp_path: Path
 ):
-    flow = nodeloom.load(chain(node("m1", "mark", seconds=30)), registry=registry)
+    document = chain(node("m1", "mark", log=str(tmp_path / "log"), seconds=30))
+    flow = nodeloom.load(document, registry=registry)
     started = {"a": asyncio.Event(), "b": asyncio.Event()}
 
     def sink(run_id: str) -> CallbackSink:
