@@ -69,7 +69,9 @@ def _collector_paused() -> Iterator[None]:
 
 
 class Flow:
-    """A validated, compiled graph. Runs are independent; a Flow may run concurrently."""
+    """A validated, compiled graph. Runs are independent; a Flow may run concurrently.
+    It knows no run but the unrecorded ones `run()` made (engine/live.py): a recorded
+    run is its RunService's (docs/python.md, "Who owns a live run")."""
 
     def __init__(
         self, checked: CheckedGraph, registry: Registry, services: Services | None = None
