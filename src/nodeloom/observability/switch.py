@@ -30,9 +30,7 @@ def configure_tracing(tracer_provider: Any) -> None:
     if tracer_provider is None:
         _configured = None
         return
-    from nodeloom import __version__
-
-    _configured = tracer_provider.get_tracer(TRACER_NAME, __version__)
+    _configured = tracer_provider.get_tracer(TRACER_NAME, _version())
 
 
 def configured_by_environment() -> bool:
@@ -63,8 +61,6 @@ def _tracer_from_environment() -> Any:
     provider exporting over OTLP/HTTP as the OTEL_* variables say (flushed at exit)."""
     from opentelemetry import trace
 
-    from nodeloom import __version__
-
     provider = trace.get_tracer_provider()
     if isinstance(provider, trace.ProxyTracerProvider):
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -80,4 +76,10 @@ def _tracer_from_environment() -> Any:
         sdk_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
         trace.set_tracer_provider(sdk_provider)
         provider = sdk_provider
-    return provider.get_tracer(TRACER_NAME, __version__)
+    return provider.get_tracer(TRACER_NAME, _version())
+
+
+def _version() -> str:
+    from importlib.metadata import version  # not `nodeloom.__version__`: no import cycle
+
+    return version("nodeloom")
