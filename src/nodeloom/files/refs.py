@@ -2,7 +2,7 @@
 
     {"$ref": "file:reports/q3.pdf", "mime": "application/pdf", "size": 48213, "name": "q3.pdf"}
 
-It is the `BinaryRef` JSON shape (`nodeloom.graph.values`) with the scheme `file:` and the
+It is the `BinaryRef` JSON shape (`nodeloom.values`) with the scheme `file:` and the
 path relative to the root, plus the file's `name`. It names a path, not content: a file
 changed after the reference was made reads changed. A value that merely looks like one
 (typed into a flow, returned by a Code node) gains nothing: it is opened through the same

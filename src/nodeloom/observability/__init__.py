@@ -9,7 +9,7 @@ from nodeloom.observability.model_calls import AgentModelCalls, ModelCall, model
 from nodeloom.observability.switch import active_tracer, configure_tracing
 
 if TYPE_CHECKING:
-    from nodeloom.engine.events import EventSink
+    from nodeloom.plugins.contract import EventSink
 
 __all__ = ["AgentModelCalls", "ModelCall", "configure_tracing", "model_call", "traced"]
 

@@ -14,9 +14,8 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from nodeloom.engine.events import EventSink
 from nodeloom.observability.switch import CURRENT_NODE_SPAN
-from nodeloom.plugins.contract import Event
+from nodeloom.plugins.contract import Event, EventSink
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from nodeloom.graph.values import DataValue
 from nodeloom.plugins.build import BuildContext, StructuralResult
 from nodeloom.plugins.services import Services
+from nodeloom.values import DataValue
 
 
 @dataclass(slots=True)
@@ -55,6 +55,13 @@ class Event:
 
 
 NodeEvent = Event  # the seeds' name for the same thing
+
+
+class EventSink(Protocol):
+    """Where a run's events go (the engine emits to it; the CLI, the server, a recorder or
+    a tracer receives them)."""
+
+    def emit(self, event: Event) -> None: ...
 
 
 @dataclass(slots=True)
@@ -162,6 +169,7 @@ class FlowExecutor(Protocol):
 
 __all__ = [
     "Event",
+    "EventSink",
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",

@@ -21,7 +21,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import URL, Connection
 
 from nodeloom.errors import NodeError
-from nodeloom.graph.values import kind_of
 from nodeloom.nodes.integration.database_query.definition import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
@@ -35,6 +34,7 @@ from nodeloom.nodes.integration.database_query.dialects import (
 )
 from nodeloom.nodes.integration.database_query.pools import engine_for
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.values import kind_of
 
 # The database cancels the statement at `timeout`; this much later the node gives up
 # waiting for it to say so.

@@ -19,7 +19,6 @@ from typing import Any
 import httpx
 
 from nodeloom.errors import NodeError
-from nodeloom.graph.values import kind_of
 from nodeloom.net import Policy, Resolver, display_url, guarded_stream, read_body
 from nodeloom.nodes.integration.http_request.binary import (
     MAX_DOWNLOAD_BYTES,
@@ -29,6 +28,7 @@ from nodeloom.nodes.integration.http_request.binary import (
     multipart_body,
 )
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.values import kind_of
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT = 30.0

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from nodeloom.errors import NodeError
 from nodeloom.files import open_file, parent_dir, ref_path, split
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 MAX_ATTACHMENTS_BYTES = 25 * 1024 * 1024
 SECURITY = ("tls", "starttls", "none")
