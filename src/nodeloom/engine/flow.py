@@ -165,7 +165,7 @@ class Flow:
             continuation=continuation,
         )
         if state:
-            execution.shared.state.update(state)
+            execution.state.shared.update(state)
         return self._keep_if_paused(execution, await execution.outcome())
 
     def _check_trigger(self, trigger: Mapping[str, Any]) -> None:
