@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from nodeloom.engine.events import EXECUTOR_EVENT_TYPES
@@ -18,24 +18,38 @@ if TYPE_CHECKING:
 Emit = Callable[[str, "dict[str, Any] | None", str, str, str], None]
 
 
-async def attempt_node(
+def attempt_node(
+    node: PlannedNode,
+    data: dict[str, Any],
+    inputs: dict[str, DataValue],
+    context: NodeContext,
+    emit: Emit,
+) -> Awaitable[tuple[dict[str, Any], dict[str, int] | None, int]]:
+    """Run the executor, retrying per the node's policy. Returns (outputs, usage, attempts).
+
+    The exception of the last attempt propagates with an `attempts` attribute. A node
+    with neither retries nor a timeout is called directly (no coroutine frame of ours
+    around its executor's).
+    """
+    if node.retry is None and node.timeout is None:
+        return _call(node, data, inputs, context, emit)
+    return _attempts(node, data, inputs, context, emit)
+
+
+async def _attempts(
     node: PlannedNode,
     data: dict[str, Any],
     inputs: dict[str, DataValue],
     context: NodeContext,
     emit: Emit,
 ) -> tuple[dict[str, Any], dict[str, int] | None, int]:
-    """Run the executor, retrying per the node's policy. Returns (outputs, usage, attempts).
-
-    The exception of the last attempt propagates with an `attempts` attribute.
-    """
     attempt = 1
     while True:
         try:
             if node.timeout is None:
-                outputs, usage = await _call(node, data, inputs, context, emit)
+                outputs, usage, _ = await _call(node, data, inputs, context, emit)
             else:
-                outputs, usage = await _call_with_timeout(node, data, inputs, context, emit)
+                outputs, usage, _ = await _call_with_timeout(node, data, inputs, context, emit)
             return outputs, usage, attempt
         except asyncio.CancelledError:
             raise
@@ -62,7 +76,7 @@ async def _call_with_timeout(
     inputs: dict[str, DataValue],
     context: NodeContext,
     emit: Emit,
-) -> tuple[dict[str, Any], dict[str, int] | None]:
+) -> tuple[dict[str, Any], dict[str, int] | None, int]:
     scope = asyncio.timeout(node.timeout)
     try:
         async with scope:
@@ -81,42 +95,49 @@ async def _call(
     inputs: dict[str, DataValue],
     context: NodeContext,
     emit: Emit,
-) -> tuple[dict[str, Any], dict[str, int] | None]:
-    loaded = node.executor
-    if loaded.streaming:
-        result = None
-        async for item in loaded.executor.execute(data, inputs, context):
-            if isinstance(item, ExecutionResult):
-                result = item
-            elif isinstance(item, Event):
-                _emit_from_executor(item, node, context, emit)
-            else:
+) -> tuple[dict[str, Any], dict[str, int] | None, int]:
+    """One attempt: (outputs, usage, 1); an error raised has `attempts` 1."""
+    try:
+        loaded = node.executor
+        if loaded.streaming:
+            result = None
+            async for item in loaded.executor.execute(data, inputs, context):
+                if isinstance(item, ExecutionResult):
+                    result = item
+                elif isinstance(item, Event):
+                    _emit_from_executor(item, node, context, emit)
+                else:
+                    raise _contract(
+                        node, f"yielded {type(item).__name__}; yield Event or ExecutionResult"
+                    )
+            if result is None:
+                raise _contract(node, "its execute() generator ended without an ExecutionResult")
+        else:
+            result = await loaded.executor.execute(data, inputs, context)
+            if not isinstance(result, ExecutionResult):
                 raise _contract(
-                    node, f"yielded {type(item).__name__}; yield Event or ExecutionResult"
+                    node, f"execute() returned {type(result).__name__}, not an ExecutionResult"
                 )
-        if result is None:
-            raise _contract(node, "its execute() generator ended without an ExecutionResult")
-    else:
-        result = await loaded.executor.execute(data, inputs, context)
-        if not isinstance(result, ExecutionResult):
+        for event in result.events:
+            _emit_from_executor(event, node, context, emit)
+        outputs = result.outputs
+        if not outputs.keys() <= node.output_ports:
+            unknown = ", ".join(sorted(set(outputs) - node.output_ports))
             raise _contract(
-                node, f"execute() returned {type(result).__name__}, not an ExecutionResult"
+                node,
+                f"it fired unknown port(s) {unknown}; its ports are "
+                f"{', '.join(sorted(node.output_ports))}",
             )
-    for event in result.events:
-        _emit_from_executor(event, node, context, emit)
-    outputs = result.outputs
-    if not outputs.keys() <= node.output_ports:
-        unknown = ", ".join(sorted(set(outputs) - node.output_ports))
-        raise _contract(
-            node,
-            f"it fired unknown port(s) {unknown}; its ports are "
-            f"{', '.join(sorted(node.output_ports))}",
-        )
-    for value in outputs.values():
-        if isinstance(value, DataValue):
-            outputs = {p: (v.value if isinstance(v, DataValue) else v) for p, v in outputs.items()}
-            break
-    return outputs, result.usage
+        for value in outputs.values():
+            if isinstance(value, DataValue):
+                outputs = {
+                    p: (v.value if isinstance(v, DataValue) else v) for p, v in outputs.items()
+                }
+                break
+        return outputs, result.usage, 1
+    except Exception as exc:
+        exc.attempts = 1  # type: ignore[attr-defined]
+        raise
 
 
 def _emit_from_executor(event: Event, node: PlannedNode, context: NodeContext, emit: Emit) -> None:

@@ -57,7 +57,23 @@ class Emitter:
         node_name: str | None = None,
         node_type: str | None = None,
     ) -> None:
-        for kind, released in self.tokens.release(event_type, data, node_id):
+        tokens = self.tokens
+        if not tokens.held and not tokens.redactor.values:  # nothing to mask or hold back
+            self.seq += 1
+            self.sink.emit(
+                Event(
+                    event_type,
+                    data,
+                    node_id,
+                    node_name,
+                    node_type,
+                    self.run_id,
+                    self.seq,
+                    time.time(),
+                )
+            )
+            return
+        for kind, released in tokens.release(event_type, data, node_id):
             self.seq += 1
             self.sink.emit(
                 Event(

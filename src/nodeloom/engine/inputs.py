@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodeloom.engine.plan import port_value, uses_wire
+from nodeloom.engine.plan import DEAD, first_delivered, uses_wire
 from nodeloom.engine.topology import FlowPlan, PlannedNode
 from nodeloom.errors import CoercionError, ExpressionError, ExpressionEvalError
 from nodeloom.expressions import MISSING
@@ -19,14 +19,21 @@ def spine_inputs(
     node: PlannedNode, edge_values: list[Any], entry: Any
 ) -> tuple[dict[str, DataValue], Any]:
     """Values on the node's spine inputs and the value `$json` stands for (the first
-    port's). `entry` (an inner graph's item) feeds a node with no incoming edge."""
+    port's). A port that takes several values (`multiple`) gets the list of every value
+    delivered to it, in edge order; any other port the first delivered value, and no
+    value if none was. `entry` (an inner graph's item) feeds a node with no incoming
+    edge."""
     inputs: dict[str, DataValue] = {}
     first: Any = MISSING
     for port, edges in node.spine_ports.items():
-        value = port_value(node, port, edges, edge_values)
-        if value is MISSING:
-            continue
-        inputs[port] = DataValue("array" if port in node.multiple_ports else "data", value)
+        if port in node.multiple_ports:
+            value = [v for e in edges if (v := edge_values[e]) is not DEAD]
+            inputs[port] = DataValue("array", value)
+        else:
+            value = first_delivered(edges, edge_values)
+            if value is MISSING:
+                continue
+            inputs[port] = DataValue("data", value)
         if first is MISSING:
             first = value
     if entry is not MISSING and not node.in_edges:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.engine.context import RunContext, RunState
 from nodeloom.engine.human import NO_ANSWER, AnswerError, Waiter, normalize_answer
-from nodeloom.engine.plan import delivered
+from nodeloom.engine.plan import DEAD, PENDING
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
@@ -175,8 +175,12 @@ class NodeContext:
 
     def sources(self, port: str) -> list[tuple[str, Any]]:
         plan, values = self.view.plan, self.view.edge_values
-        edges = delivered(self.planned.spine_ports.get(port, []), values)
-        return [(plan.nodes[plan.edges[e].source].name, values[e]) for e in edges]
+        found = []
+        for e in self.planned.spine_ports.get(port, ()):
+            value = values[e]
+            if value is not DEAD and value is not PENDING:  # delivered
+                found.append((plan.nodes[plan.edges[e].source].name, value))
+        return found
 
     def http_client(self) -> Any:
         return self.run_state.http_client()

@@ -91,17 +91,9 @@ def uses_wire(edges: list[int], edge_values: list[Any]) -> int | None:
     return None
 
 
-def delivered(edges: list[int], edge_values: list[Any]) -> list[int]:
-    """The edges (of those given) that delivered a value so far, in edge order."""
-    return [e for e in edges if (v := edge_values[e]) is not DEAD and v is not PENDING]
-
-
-def port_value(node: PlannedNode, port: str, edges: list[int], edge_values: list[Any]) -> Any:
-    """What a spine input port receives: a port that takes several values (`multiple`)
-    gets the list of every delivered value, in edge order; any other port the first
-    delivered value, or MISSING if none was."""
-    if port in node.multiple_ports:
-        return [v for e in edges if (v := edge_values[e]) is not DEAD]
+def first_delivered(edges: list[int], edge_values: list[Any]) -> Any:
+    """A spine port that takes one value gets the first value delivered to it (in the
+    order of the edges in the graph file), or MISSING if none was."""
     for e in edges:
         value = edge_values[e]
         if value is not DEAD:

@@ -17,7 +17,7 @@ from typing import Any
 
 from nodeloom.engine import replay
 from nodeloom.engine.attempt import attempt_node
-from nodeloom.engine.checkpoint import apply_delta, state_delta
+from nodeloom.engine.checkpoint import Prior, apply_delta, state_delta
 from nodeloom.engine.context import RunContext, RunState
 from nodeloom.engine.failures import node_failure, steps_exceeded
 from nodeloom.engine.inputs import parameters, spine_inputs
@@ -98,7 +98,11 @@ class FlowRun:
                 steps_exceeded(context.settings.max_steps, node_id, node.name, node.type)
             )
             return
-        inputs, input_value, delivery = self._gather(node)
+        if node.each:
+            inputs, input_value, delivery = self._take_delivery(node)
+        else:
+            inputs, input_value = spine_inputs(node, self.edge_values, self.entry)
+            delivery = ""
         scope = NodeContext(self, context, state, node, node_id, input_value, delivery)
         outcome: Outcome
         try:
@@ -111,49 +115,58 @@ class FlowRun:
                     data, error = dict(node.static), exc
                 outcome = await replay.recorded(node, inputs, data, error, scope)
             else:
-                outcome = await self._attempt(node, inputs, scope)
+                self.emit("started", None, node_id, node.name, node.type)
+                started = time.perf_counter()
+                attempts = 1
+                try:
+                    data = (
+                        parameters(self.plan, node, self.edge_values, scope)
+                        if node.dynamic
+                        else dict(node.static)
+                    )
+                    outputs, usage, attempts = await attempt_node(
+                        node, data, inputs, scope, self.emit
+                    )
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    outcome = Failed(exc, attempts, started, delivery)
+                else:
+                    outcome = Done(outputs, usage, started, delivery)
         except asyncio.CancelledError:
             self.commit(node, CANCELLED)
             raise
         self.commit(node, outcome)
 
-    async def _attempt(
-        self, node: PlannedNode, inputs: dict[str, DataValue], scope: NodeContext
-    ) -> Done | Failed:
-        self.emit("started", None, scope.node_id, node.name, node.type)
-        started = time.perf_counter()
-        attempts = 1
-        try:
-            data = parameters(self.plan, node, self.edge_values, scope)
-            outputs, usage, attempts = await attempt_node(node, data, inputs, scope, self.emit)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            return Failed(exc, attempts, started, scope.delivery)
-        return Done(outputs, usage, started, scope.delivery)
-
-    def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any, str]:
-        """Values on the node's spine inputs, the value `$json` stands for, and (an
-        each-node) the position of the delivery it runs for."""
-        if node.each:
-            queue = self.inbox.get(node.index)
-            if queue:
-                e, value, delivery = queue.popleft()
-                return {self.plan.edges[e].target_port: DataValue("data", value)}, value, delivery
-            return {}, MISSING, ""
-        inputs, first = spine_inputs(node, self.edge_values, self.entry)
-        return inputs, first, ""
+    def _take_delivery(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any, str]:
+        """An each-node's next delivery: its input, the value `$json` stands for, and the
+        position of the delivery."""
+        queue = self.inbox.get(node.index)
+        if queue:
+            e, value, delivery = queue.popleft()
+            return {self.plan.edges[e].target_port: DataValue("data", value)}, value, delivery
+        return {}, MISSING, ""
 
     # -- outcomes -------------------------------------------------------------------------
 
     def commit(self, node: PlannedNode, outcome: Outcome) -> None:
         """Where every node outcome lands: record and report it, keep the node's outputs,
         then deliver or kill its outgoing edges and queue or skip what became settled."""
-        fired = self._land(node, outcome)
-        if fired is DEAD:
+        kind = type(outcome)
+        if kind is Done or kind is Failed:
+            fired = self._ran(node, outcome)  # type: ignore[arg-type]
+            delivery = outcome.delivery  # type: ignore[union-attr]
+        elif kind is Replayed:
+            fired = self._replayed(node, outcome.prior)  # type: ignore[union-attr]
+            delivery = outcome.delivery  # type: ignore[union-attr]
+        elif kind is Skipped:
+            fired = self._skip(node, outcome.reason)  # type: ignore[union-attr]
+            delivery = ""
+        else:  # Cancelled: nothing to report, its edges stay pending
+            return
+        if fired is DEAD:  # it failed the run
             return
         plan, values, pending, ready = self.plan, self.edge_values, self.pending, self.ready
-        delivery = getattr(outcome, "delivery", "")
         work = [(node, fired)]
         while work:
             current, fired = work.pop()
@@ -173,36 +186,31 @@ class FlowRun:
                 reason = skip_reason(plan, target, values, self.skipped)
                 if reason is None:
                     ready.append(target.index)
-                else:
-                    self._land(target, Skipped(reason))
-                    work.append((target, None))
+                else:  # skipped: lands here too, and settles its own edges (all dead)
+                    work.append((target, self._skip(target, reason)))
 
-    def _land(self, node: PlannedNode, outcome: Outcome) -> Any:
-        """Record and report one outcome; returns the outputs that fire the node's edges
-        (None: none fire), or DEAD if its edges stay as they are (the run failed)."""
-        kind = type(outcome)
+    def _skip(self, node: PlannedNode, reason: str) -> None:
+        self.skipped[node.index] = True
         node_id = self.prefix + node.id if self.prefix else node.id
-        state = self.state
-        if kind is Done or kind is Failed:
-            return self._ran(node, node_id, outcome)  # type: ignore[arg-type]
-        if kind is Skipped:
-            self.skipped[node.index] = True
-            self.emit("skipped", {"reason": outcome.reason}, node_id, node.name, node.type)  # type: ignore[union-attr]
-            return None
-        if kind is Replayed:
-            prior = outcome.prior  # type: ignore[union-attr]
-            if prior.usage:
-                state.add_usage(prior.usage)
-            if prior.state_delta:
-                result = apply_delta(prior.state_delta, state.shared)
-                if result is not None:
-                    state.result = result
-            outputs = self.outputs[node.index] = prior.outputs or {}
-            return outputs
-        return DEAD  # Cancelled: nothing to report
+        self.emit("skipped", {"reason": reason}, node_id, node.name, node.type)
 
-    def _ran(self, node: PlannedNode, node_id: str, outcome: Done | Failed) -> Any:
+    def _replayed(self, node: PlannedNode, prior: Prior) -> dict[str, Any]:
+        """Take an execution on record again: its usage, state changes and outputs."""
+        state = self.state
+        if prior.usage:
+            state.add_usage(prior.usage)
+        if prior.state_delta:
+            result = apply_delta(prior.state_delta, state.shared)
+            if result is not None:
+                state.result = result
+        outputs = self.outputs[node.index] = prior.outputs or {}
+        return outputs
+
+    def _ran(self, node: PlannedNode, outcome: Done | Failed) -> Any:
+        """Record and report an execution; returns the outputs that fire its edges, or
+        DEAD if it failed the run."""
         state, record = self.state, outcome.record
+        node_id = self.prefix + node.id if self.prefix else node.id
         checkpoints = self.context.checkpoints
         usage = None
         if type(outcome) is Done:
