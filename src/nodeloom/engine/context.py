@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.engine.human import HumanInput
-from nodeloom.engine.redaction import Redactor, TokenStreams
+from nodeloom.engine.redaction import RedactingSink, Redactor, TokenStreams
 from nodeloom.plugins.contract import Event, Services
 
 if TYPE_CHECKING:
@@ -38,15 +38,18 @@ class RunSettings:
 
 
 class Emitter:
-    """Numbers a run's events and passes them to its sink; streamed tokens are held back
-    while they could be the start of a secret (`TokenStreams`)."""
+    """Numbers a run's events and passes them to its sink with the run's credential values
+    masked (`RedactingSink`); streamed tokens are held back while they could be the start
+    of a secret (`TokenStreams`)."""
 
-    __slots__ = ("run_id", "seq", "sink", "tokens")
+    __slots__ = ("plain", "redactor", "run_id", "seq", "sink", "tokens")
 
-    def __init__(self, run_id: str, sink: EventSink, tokens: TokenStreams, seq: int = 0) -> None:
+    def __init__(self, run_id: str, sink: EventSink, redactor: Redactor, seq: int = 0) -> None:
         self.run_id = run_id
-        self.sink = sink
-        self.tokens = tokens
+        self.redactor = redactor
+        self.sink: EventSink = RedactingSink(sink, redactor)
+        self.plain = sink  # taken directly while there is nothing to mask
+        self.tokens = TokenStreams(redactor)
         self.seq = seq  # the last event's number (a resumed run goes on from its record)
 
     def emit(
@@ -58,9 +61,9 @@ class Emitter:
         node_type: str | None = None,
     ) -> None:
         tokens = self.tokens
-        if not tokens.held and not tokens.redactor.values:  # nothing to mask or hold back
+        if not self.redactor.values and not tokens.held:  # nothing to mask or hold back
             self.seq += 1
-            self.sink.emit(
+            self.plain.emit(
                 Event(
                     event_type,
                     data,
@@ -90,7 +93,7 @@ class Emitter:
 
     def mute(self) -> None:
         """Let go of the run: nothing it emits from now on is passed on."""
-        self.sink = NullSink()
+        self.sink = self.plain = NullSink()
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from nodeloom.engine.context import Emitter, RunContext, RunSettings, RunState
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.failures import run_timeout
 from nodeloom.engine.human import HumanInput
-from nodeloom.engine.redaction import RedactingCheckpoints, RedactingSink, Redactor, TokenStreams
+from nodeloom.engine.redaction import RedactingCheckpoints, Redactor
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.engine.run import FlowRun
 from nodeloom.engine.topology import FlowPlan
@@ -57,12 +57,8 @@ class Execution:
         redactor = Redactor()  # the credential values this run resolves
         run_id = run_id or os.urandom(16).hex()
         # Events and checkpoints leave the engine with credential values masked.
-        events = Emitter(
-            run_id,
-            RedactingSink(sink, redactor),
-            TokenStreams(redactor),  # streamed tokens, masked across tokens
-            continuation.last_seq if continuation is not None else 0,
-        )
+        seq = continuation.last_seq if continuation is not None else 0
+        events = Emitter(run_id, sink, redactor, seq)
         # A resumed run may ask whether to run an interrupted external node again.
         human = HumanInput(answers) if plan.may_wait or continuation is not None else None
         if human is not None:
