@@ -38,6 +38,26 @@ class FlowRun:
     """One execution of a plan: the top-level graph, or one iteration of a Loop body. It is
     the `RunView` its nodes' contexts see."""
 
+    __slots__ = (
+        "context",
+        "edge_values",
+        "emit",
+        "entry",
+        "inbox",
+        "loop",
+        "outputs",
+        "parent",
+        "parent_node",
+        "pending",
+        "plan",
+        "prefix",
+        "ready",
+        "scheduler",
+        "scope",
+        "skipped",
+        "state",
+    )
+
     def __init__(
         self,
         plan: FlowPlan,
