@@ -196,9 +196,7 @@ class FlowRun:
                 target = plan.nodes[edge.target]
                 if target.each:
                     if starts_each(edge, value):
-                        key = delivery_key(current.id, edge.source_port, edge.target_port, delivery)
-                        self.inbox.setdefault(target.index, deque()).append((e, value, key))
-                        ready.append(target.index)
+                        self._deliver_each(e, value, current.id, delivery)
                     continue
                 pending[target.index] -= 1
                 if not is_settled(target, pending):
@@ -208,6 +206,14 @@ class FlowRun:
                     ready.append(target.index)
                 else:  # skipped: lands here too, and settles its own edges (all dead)
                     work.append((target, self._skip(target, reason)))
+
+    def _deliver_each(self, e: int, value: Any, source_id: str, delivery: str) -> None:
+        """Queue one execution of an each-node for the value on edge `e`, at the position
+        named by the sender (`source_id`, at its own `delivery`)."""
+        edge = self.plan.edges[e]
+        key = delivery_key(source_id, edge.source_port, edge.target_port, delivery)
+        self.inbox.setdefault(edge.target, deque()).append((e, value, key))
+        self.ready.append(edge.target)
 
     def _skip(self, node: PlannedNode, reason: str) -> None:
         self.skipped[node.index] = True
@@ -287,9 +293,7 @@ class FlowRun:
                 value = self.edge_values[e] = edge_value(edge, outputs)
                 if plan.nodes[edge.target].each:
                     if starts_each(edge, value):
-                        key = delivery_key(node.id, edge.source_port, edge.target_port, "")
-                        self.inbox.setdefault(edge.target, deque()).append((e, value, key))
-                        self.ready.append(edge.target)
+                        self._deliver_each(e, value, node.id, "")
                     continue
                 self.pending[edge.target] -= 1
         for node in plan.nodes:
