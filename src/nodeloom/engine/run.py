@@ -32,6 +32,9 @@ from nodeloom.expressions import MISSING
 from nodeloom.plugins.contract import DataValue
 
 Frozen = dict[int, dict[str, Any] | None]
+# The hot path builds its Done at C speed: the first four fields, then the defaults.
+_tuple = tuple.__new__
+_DONE_REST = tuple(Done._field_defaults[name] for name in Done._fields[4:])
 
 
 class FlowRun:
@@ -151,8 +154,8 @@ class FlowRun:
                     raise
                 except Exception as exc:
                     outcome = Failed(exc, attempts, started, delivery)
-                else:
-                    outcome = Done(outputs, usage, started, delivery)
+                else:  # Done(outputs, usage, started, delivery), without its Python __new__
+                    outcome = _tuple(Done, (outputs, usage, started, delivery, *_DONE_REST))
         except asyncio.CancelledError:
             self.commit(node, CANCELLED)
             raise
