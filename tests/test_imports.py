@@ -31,10 +31,8 @@ LAYERS: list[set[str]] = [
     {"server", "cli"},
     {"__main__"},
 ]
-# Cycles being removed on another branch (delete an entry when it is merged).
-PENDING_CYCLES: list[set[str]] = [
-    {"nodeloom.engine.attempt", "nodeloom.engine.context", "nodeloom.engine.run"},
-]
+# Cycles being removed (none left: keep it that way).
+PENDING_CYCLES: list[set[str]] = []
 
 
 def modules() -> dict[str, Path]:

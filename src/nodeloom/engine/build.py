@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nodeloom.engine.failures import node_failure
 from nodeloom.errors import ExpressionError, NodeloomError
 from nodeloom.expressions import NodeOutput
 from nodeloom.graph.coercion import coerce
@@ -273,7 +274,9 @@ class Builder:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            raise BuildError(_payload(exc, step, node.name, node.type)) from exc
+            raise BuildError(
+                node_failure(exc, step.full_id, node.name, node.type, building=True)
+            ) from exc
         if result is not None:
             built.results[step.full_id] = result
 
@@ -328,21 +331,6 @@ class _BuildScope:
 
     def node(self, ref: str) -> NodeOutput:
         raise ExpressionError(f"node '{ref}' has not run yet (building before the flow)")
-
-
-def _payload(exc: Exception, step: _Step, name: str, node_type: str) -> dict[str, Any]:
-    code = (
-        getattr(exc, "code", "build_failed") if isinstance(exc, NodeloomError) else ("build_failed")
-    )
-    cause = str(exc) if isinstance(exc, NodeloomError) else f"{type(exc).__name__}: {exc}"
-    return {
-        "code": code,
-        "message": f"node '{name}' ({node_type}, id '{step.full_id}') could not be built: {cause}",
-        "cause": cause,
-        "node_id": step.full_id,
-        "node_name": name,
-        "node_type": node_type,
-    }
 
 
 def _hash(value: Any) -> str:

@@ -15,10 +15,11 @@ from typing import Any
 
 from nodeloom.engine.build import Builder, BuildError
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
-from nodeloom.engine.context import RunSettings, RunShared
-from nodeloom.engine.events import EventSink, NullSink
+from nodeloom.engine.context import Emitter, RunContext, RunSettings, RunState
+from nodeloom.engine.events import EventSink
+from nodeloom.engine.failures import run_timeout
 from nodeloom.engine.human import HumanInput
-from nodeloom.engine.redaction import RedactingCheckpoints, RedactingSink
+from nodeloom.engine.redaction import RedactingCheckpoints, Redactor
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.engine.run import FlowRun
 from nodeloom.engine.topology import FlowPlan
@@ -53,38 +54,40 @@ class Execution:
         self.plan = plan
         self.frozen = frozen
         self.builder = builder
-        self.shared = shared = RunShared(
-            run_id or os.urandom(16).hex(),
-            sink,
-            settings,
+        redactor = Redactor()  # the credential values this run resolves
+        run_id = run_id or os.urandom(16).hex()
+        # Events and checkpoints leave the engine with credential values masked.
+        seq = continuation.last_seq if continuation is not None else 0
+        events = Emitter(run_id, sink, redactor, seq)
+        # A resumed run may ask whether to run an interrupted external node again.
+        human = HumanInput(answers) if plan.may_wait or continuation is not None else None
+        if human is not None:
+            human.on_paused = self._paused
+        self.context = context = RunContext(
+            run_id,
+            chat_id,
             trigger,
             plan.variables,
-            chat_id,
+            settings,
             services,
+            events,
+            redactor,
+            RedactingCheckpoints(checkpoints, redactor) if checkpoints is not None else None,
+            continuation,
+            human,
         )
-        # Events and checkpoints leave the engine with credential values masked.
-        shared.sink = RedactingSink(sink, shared.redactor)
-        shared.checkpoints = (
-            RedactingCheckpoints(checkpoints, shared.redactor) if checkpoints is not None else None
-        )
-        shared.continuation = continuation
-        if continuation is not None:
-            shared.seq = continuation.last_seq
-        # A resumed run may ask whether to run an interrupted external node again.
-        if plan.may_wait or continuation is not None:
-            shared.human = HumanInput(answers)
-            shared.human.on_paused = self._paused
-        self.run = FlowRun(plan, shared)
+        self.state = state = RunState()
+        self.run = FlowRun(plan, context, state)
         self.started = 0.0
         self.task: asyncio.Task[RunResult] | None = None
 
     @property
     def run_id(self) -> str:
-        return self.shared.run_id
+        return self.context.run_id
 
     async def outcome(self) -> RunResult:
         """Run until the run ends, or pauses waiting for input."""
-        human = self.shared.human
+        human = self.context.human
         if human is None:
             return await self.main()
         if self.task is None:
@@ -104,8 +107,8 @@ class Execution:
     async def resume(self, node: str, answer: Any) -> RunResult:
         """Answer a waiting node (id or name) and run on. Raises AnswerError (the node
         keeps waiting) if it is not waiting or the answer does not fit."""
-        assert self.shared.human is not None
-        self.shared.human.resume(node, answer)
+        assert self.context.human is not None
+        self.context.human.resume(node, answer)
         return await self.outcome()
 
     async def cancel(self) -> None:
@@ -117,18 +120,19 @@ class Execution:
     async def release(self) -> None:
         """Let go of a paused run in this process without ending it: no event is emitted
         (a run store keeps it resumable elsewhere)."""
-        self.shared.sink = NullSink()
+        self.context.events.mute()
         await self.cancel()
 
     async def main(self) -> RunResult:
         """Phase 1 then the flow, to the end. Cancelling it cancels every running node,
         emits `run_cancelled`, and re-raises CancelledError."""
-        shared, settings = self.shared, self.shared.settings
-        continuation = shared.continuation
+        context, settings = self.context, self.context.settings
+        emit = context.events.emit
+        continuation = context.continuation
         if continuation is None:
-            shared.emit("run_started", {"trigger": shared.trigger})
+            emit("run_started", {"trigger": context.trigger})
         else:
-            shared.emit("run_resumed", {"after": continuation.reason})
+            emit("run_resumed", {"after": continuation.reason})
         self.started = time.perf_counter()
         error: dict[str, Any] | None = None
         try:
@@ -142,35 +146,31 @@ class Execution:
                 except TimeoutError:
                     if not scope.expired():
                         raise
-                    error = {
-                        "code": "run_timeout",
-                        "message": f"the run took longer than its timeout of "
-                        f"{settings.timeout:g} s; running nodes were cancelled",
-                    }
+                    error = run_timeout(settings.timeout)
         except asyncio.CancelledError:
-            shared.emit("run_cancelled", {"duration_ms": self._elapsed()})
+            emit("run_cancelled", {"duration_ms": self._elapsed()})
             raise
         finally:
-            if shared.http is not None:
-                await shared.aclose()
+            if self.state.http is not None:
+                await self.state.aclose()
         error = error or self.run.failure
         return self._result(RunStatus.COMPLETED if error is None else RunStatus.FAILED, error)
 
     async def _phases(self) -> dict[str, Any] | None:
         """Phase 1 (the structural build), then phase 2 (the flow). Returns a build error."""
-        shared = self.shared
+        context = self.context
         if self.builder is not None:
             try:
-                shared.built = await self.builder.build(
-                    trigger=shared.trigger,
-                    variables=shared.variables,
-                    chat_id=shared.chat_id,
-                    services=shared.services,  # type: ignore[arg-type]
-                    run_id=shared.run_id,
+                self.state.built = await self.builder.build(
+                    trigger=context.trigger,
+                    variables=context.variables,
+                    chat_id=context.chat_id,
+                    services=context.services,  # type: ignore[arg-type]
+                    run_id=context.run_id,
                 )
             except BuildError as exc:
                 error = exc.payload
-                shared.emit(
+                context.events.emit(
                     "error",
                     {"error": error, "handled": False, "attempts": 1},
                     error["node_id"],
@@ -182,8 +182,9 @@ class Execution:
         return None
 
     def _result(self, status: RunStatus, error: dict[str, Any] | None) -> RunResult:
-        shared, duration = self.shared, self._elapsed()
-        usage = shared.usage
+        context, state, duration = self.context, self.state, self._elapsed()
+        emit = context.events.emit
+        usage = state.usage
         if usage:
             usage.setdefault(
                 "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
@@ -196,29 +197,27 @@ class Execution:
         }
         waiting: list[dict[str, Any]] = []
         if status is RunStatus.COMPLETED:
-            shared.emit(
-                "run_completed", {"duration_ms": duration, "steps": shared.steps, "usage": usage}
-            )
+            emit("run_completed", {"duration_ms": duration, "steps": state.steps, "usage": usage})
         elif status is RunStatus.FAILED:
-            shared.emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
-        elif shared.human is not None:
-            waiting = shared.human.describe()
-        redact = shared.redactor.redact
+            emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
+        elif context.human is not None:
+            waiting = context.human.describe()
+        redact = context.redactor.redact
         return RunResult(
-            shared.run_id,
+            context.run_id,
             status,
             redact(outputs),
             redact(error),
             duration,
-            shared.steps,
+            state.steps,
             usage,
             waiting=redact(waiting),
-            state=redact(dict(shared.state)),
-            result=redact(shared.result),
+            state=redact(dict(state.shared)),
+            result=redact(state.result),
         )
 
     def _paused(self, waiting: list[dict[str, Any]]) -> None:
-        self.shared.emit("run_paused", {"waiting": waiting})
+        self.context.events.emit("run_paused", {"waiting": waiting})
 
     def _elapsed(self) -> float:
         return (time.perf_counter() - self.started) * 1000 if self.started else 0.0

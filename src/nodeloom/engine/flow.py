@@ -210,7 +210,7 @@ class Flow:
             continuation=continuation,
         )
         if state:
-            execution.shared.state.update(state)
+            execution.state.shared.update(state)
         return execution
 
     def _check_trigger(self, trigger: Mapping[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """Pure planning rules: given what has happened, may a node run, and why not.
 
-No I/O and no asyncio here: the run loop asks these predicates after every settled edge.
-Each rule is stated in docs/semantics.md and tested in tests/conformance/.
+No I/O and no asyncio here: the run loop asks these predicates after every settled edge,
+and they are the only place these rules live. Each rule is stated in docs/semantics.md and
+tested in tests/conformance/.
 
 An edge is *pending* until its source node finishes; it is then *delivered* (the source
 fired the edge's port) or *dead* (the source did not fire that port, was skipped, or
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodeloom.engine.topology import FlowPlan, PlannedNode
+from nodeloom.engine.topology import FlowPlan, PlannedEdge, PlannedNode
+from nodeloom.expressions import MISSING
 
 
 class _Marker:
@@ -27,6 +29,20 @@ class _Marker:
 
 PENDING: Any = _Marker("PENDING")
 DEAD: Any = _Marker("DEAD")
+
+
+def edge_value(edge: PlannedEdge, outputs: dict[str, Any] | None) -> Any:
+    """What an edge carries once its source has finished: the value of the port it leaves,
+    or DEAD if the source did not fire that port (or was skipped: `outputs` is None)."""
+    if outputs is not None and edge.source_port in outputs:
+        return outputs[edge.source_port]
+    return DEAD
+
+
+def starts_each(edge: PlannedEdge, value: Any) -> bool:
+    """An each-node runs once per value delivered on a spine edge into it, as it arrives;
+    it never waits for its other edges (and a dead edge starts nothing)."""
+    return value is not DEAD and edge.spine
 
 
 def is_settled(node: PlannedNode, pending: list[int]) -> bool:
@@ -64,13 +80,25 @@ def skip_reason(
     return None
 
 
-def uses_wire(edges: list[int], edge_values: list[Any]) -> Any:
-    """The value of the first delivered wire into a side socket, or DEAD."""
+def uses_wire(edges: list[int], edge_values: list[Any]) -> int | None:
+    """A parameter takes the value of the first wire into its side socket that delivered
+    (in the order of the edges in the graph file): that edge, or None if none did, and
+    the parameter falls back to its expression, inline value or default."""
     for e in edges:
         value = edge_values[e]
         if value is not DEAD and value is not PENDING:
+            return e
+    return None
+
+
+def first_delivered(edges: list[int], edge_values: list[Any]) -> Any:
+    """A spine port that takes one value gets the first value delivered to it (in the
+    order of the edges in the graph file), or MISSING if none was."""
+    for e in edges:
+        value = edge_values[e]
+        if value is not DEAD:
             return value
-    return DEAD
+    return MISSING
 
 
 def _any_delivered(edges: list[int], edge_values: list[Any]) -> bool:

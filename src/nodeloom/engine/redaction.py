@@ -114,7 +114,7 @@ class RedactingSink:
         self.redactor = redactor
 
     def emit(self, event: Event) -> None:
-        if self.redactor and event.data is not None:
+        if self.redactor.values and event.data is not None:
             event = dataclasses.replace(event, data=self.redactor.redact(event.data))
         self.sink.emit(event)
 

@@ -1,0 +1,196 @@
+"""Scheduling one graph run: the ready queue, the workers, the concurrency cap, the
+waiting accounting, and cancelling everything when the run fails.
+
+Ready nodes are executed by workers, at most `max_concurrency` at a time. A worker that
+finishes a node continues with one of the nodes that became ready (no task per node on a
+chain) and starts new workers for the others; the calling task is a worker too, so a chain
+runs without creating any task. A node waiting for a person holds no concurrency slot.
+The first failure cancels every other worker (its node's subprocess is killed); the run
+goes on to its end state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from nodeloom.engine.failures import internal_error
+from nodeloom.engine.human import HumanInput
+
+
+class Scheduler:
+    """Runs `run_node(index)` for every index put on `ready`, until none is left or the
+    run failed (`failure`)."""
+
+    __slots__ = (
+        "_done",
+        "_inline",
+        "_inline_cancelled",
+        "blocked",
+        "cap",
+        "failure",
+        "human",
+        "inner",
+        "ready",
+        "run_node",
+        "running",
+        "tasks",
+    )
+
+    def __init__(
+        self,
+        run_node: Callable[[int], Awaitable[None]],
+        max_concurrency: int,
+        human: HumanInput | None,
+        *,
+        inner: bool = False,
+    ) -> None:
+        self.run_node = run_node
+        self.inner = inner  # the graph run of a Loop body (inside another graph run)
+        self.cap = max_concurrency
+        self.human = human  # the run's waiting nodes (when its plan has nodes that may wait)
+        self.ready: deque[int] = deque()
+        self.running = 0
+        self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.failure: dict[str, Any] | None = None
+        self._done: asyncio.Future[None] | None = None
+        self._inline: asyncio.Task[Any] | None = None  # the task run() runs a worker in
+        self._inline_cancelled = False  # fail() cancelled it (not whoever awaits run())
+
+    async def run(self) -> None:
+        """Run what is ready, and what becomes ready, to the end (or the first failure)."""
+        if not self.ready:
+            return
+        first = self.ready.popleft()
+        self.running += 1
+        human = self.human
+        if human is not None:
+            human.active += 1
+        try:
+            if self.ready:
+                self._spawn()
+            await self._inline_worker(first)
+            self.running -= 1
+            if human is not None:
+                human.active -= 1
+                self._check_paused(human)
+            if self.running:
+                self._done = asyncio.get_running_loop().create_future()
+                await self._done
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        """Cancel every running worker and wait until they have all finished."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def fail(self, payload: dict[str, Any]) -> None:
+        """The run failed (the first failure wins): cancel every other worker."""
+        if self.failure is not None:
+            return
+        self.failure = payload
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        inline = self._inline
+        if inline is not None and inline is not current and not inline.done():
+            self._inline_cancelled = True
+            inline.cancel()
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """A node waits for a person: it gives its concurrency slot to a ready node."""
+        self.blocked += 1
+        if self.ready:
+            self._spawn()
+        try:
+            yield
+        finally:
+            self.blocked -= 1
+
+    def suspend(self) -> None:
+        """A node (a Loop) waits on its inner graphs: for pausing, it is not executing."""
+        if self.human is not None:
+            self.human.active -= 1
+
+    def unsuspend(self) -> None:
+        """The node's last inner graph ended: it executes again."""
+        if self.human is not None:
+            self.human.active += 1
+
+    def _check_paused(self, human: HumanInput) -> None:
+        """Is the run paused now? Not asked when a Loop body's last worker ends: the Loop
+        is about to count as executing again (`unsuspend`), not waiting."""
+        if not self.inner or self.running > 0:
+            human.check()
+
+    # -- workers --------------------------------------------------------------------------
+
+    async def _inline_worker(self, index: int) -> None:
+        """A worker in the calling task. A failure elsewhere cancels it like any worker
+        (its node's subprocess is killed); that cancellation ends here, the caller's own
+        (a run cancelled, a timeout) goes on."""
+        task = asyncio.current_task()
+        self._inline = task
+        try:
+            await self._worker(index)
+        except asyncio.CancelledError:
+            if not self._inline_cancelled or task is None or task.uncancel() > 0:
+                raise
+        else:
+            if self._inline_cancelled and task is not None:
+                task.uncancel()  # a node swallowed the cancellation: balance the count
+        finally:
+            self._inline = None
+
+    def _spawn(self) -> None:
+        cap = self.cap + self.blocked
+        create = asyncio.get_running_loop().create_task
+        human = self.human
+        while self.ready and self.running < cap and self.failure is None:
+            index = self.ready.popleft()
+            self.running += 1
+            if human is not None:
+                human.active += 1
+            task = create(self._worker(index))
+            self.tasks.add(task)
+            task.add_done_callback(self._worker_done)
+
+    async def _worker(self, index: int) -> None:
+        run_node, ready = self.run_node, self.ready
+        try:
+            while True:
+                await run_node(index)
+                if self.failure is not None or not ready:
+                    break
+                index = ready.popleft()
+                if ready:
+                    self._spawn()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # an engine bug: fail the run, do not hang it
+            self.fail(internal_error(exc))
+
+    def _worker_done(self, task: asyncio.Task[None]) -> None:
+        # A callback, not a `finally`: a worker cancelled before it started never runs its
+        # body, but its callback still runs.
+        self.tasks.discard(task)
+        self.running -= 1
+        human = self.human
+        if human is not None:
+            human.active -= 1
+            self._check_paused(human)
+        if self.running == 0 and (self.failure is not None or not self.ready):
+            done = self._done
+            if done is not None and not done.done():
+                done.set_result(None)
