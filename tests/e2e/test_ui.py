@@ -51,7 +51,7 @@ def wire(page: Page, source: str, target: str, handle: str = "input") -> None:
 
 def send(page: Page, message: str) -> None:
     page.get_by_label("Message").fill(message)
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name="Send", exact=True).click()
 
 
 def test_build_a_flow_run_it_from_the_chat_and_find_it_again(

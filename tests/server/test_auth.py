@@ -15,11 +15,14 @@ from .conftest import Server, nodeloom, server_environment, start_server, stop_s
 
 def api_routes() -> list[tuple[str, str]]:
     """Every (method, path) of the app under /api and /v1, from its OpenAPI schema, but
-    webhooks (their secret is their auth: tests/server/test_hooks.py)."""
+    webhooks (their secret is their auth: tests/server/test_hooks.py) and decision links
+    (their signature is their auth: tests/server/test_decisions.py)."""
     schema = create_app(ServerConfig()).openapi()
     found = []
     for path, operations in schema["paths"].items():
-        if path.startswith(("/api", "/v1")) and not path.startswith("/api/hooks/"):
+        if path.startswith(("/api", "/v1")) and not path.startswith(
+            ("/api/hooks/", "/api/decisions/")
+        ):
             concrete = re.sub(r"\{[^}]+\}", "some-id", path)
             found += [(method.upper(), concrete) for method in sorted(operations)]
     return found
