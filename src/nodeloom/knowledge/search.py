@@ -1,0 +1,82 @@
+"""Search a collection by vector, keyword, or both fused (reciprocal rank fusion).
+
+    result = await search(store, "docs", "how do I reset my password?", embedder,
+                          top_k=5, mode="hybrid", where={"source": "faq.md"})
+    result == {"hits": [{"text", "score", "metadata", "id"}, ...],
+               "context": "[1] ... (source: faq.md)\n\n[2] ..."}
+
+Hybrid ranks each list separately, then scores a hit by sum(1 / (RRF_K + rank)) over the
+lists it appears in (rank from 1); it draws `CANDIDATES x top_k` from each list. Equal
+scores are ordered by id, so a given store state always gives the same list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nodeloom.knowledge.embedding import Embedder
+from nodeloom.knowledge.errors import CollectionNotFoundError, ModelMismatchError
+from nodeloom.knowledge.store import Hit, KnowledgeStore
+
+MODES = ("hybrid", "vector", "keyword")
+RRF_K = 60
+CANDIDATES = 4
+
+
+def fuse(lists: list[list[Hit]], top_k: int) -> list[Hit]:
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits, start=1):
+            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+            first.setdefault(hit.id, hit)
+    ordered = sorted(scores, key=lambda i: (-scores[i], i))[:top_k]
+    return [Hit(i, first[i].text, round(scores[i], 6), first[i].metadata) for i in ordered]
+
+
+async def search(
+    store: KnowledgeStore,
+    collection: str,
+    query: str,
+    embedder: Embedder | None,
+    *,
+    top_k: int = 5,
+    mode: str = "hybrid",
+    where: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    info = await store.get_collection(collection)
+    if info is None:
+        known = ", ".join(c.name for c in await store.list_collections()) or "none yet"
+        raise CollectionNotFoundError(
+            f"no knowledge collection {collection!r} (collections: {known}); ingest "
+            "documents into it first"
+        )
+    if embedder is not None and mode != "keyword" and embedder.reference != info.model:
+        raise ModelMismatchError(
+            f"collection {collection!r} was built with {info.model}; it cannot be searched "
+            f"with vectors from {embedder.reference}. Use model {info.model!r}"
+        )
+    depth = top_k * CANDIDATES if mode == "hybrid" else top_k
+    lists: list[list[Hit]] = []
+    if mode in ("vector", "hybrid"):
+        if embedder is None:
+            raise ValueError("vector and hybrid search need an embedder")
+        (vector,) = await embedder.embed([query])
+        lists.append(await store.vector_search(collection, vector, depth, where))
+    if mode in ("keyword", "hybrid"):
+        lists.append(await store.keyword_search(collection, query, depth, where))
+    hits = fuse(lists, top_k) if mode == "hybrid" else lists[0][:top_k]
+    return {"hits": [hit.to_json() for hit in hits], "context": context(hits)}
+
+
+def context(hits: list[Hit]) -> str:
+    """The hits as a prompt's context: `[n] text (source: ...)` blocks, n from 1."""
+    blocks = []
+    for number, hit in enumerate(hits, start=1):
+        where = str(hit.metadata.get("source", hit.id))
+        if hit.metadata.get("page") is not None:
+            where += f", page {hit.metadata['page']}"
+        blocks.append(f"[{number}] {hit.text}\n(source: {where})")
+    return "\n\n".join(blocks)
