@@ -8,8 +8,9 @@ sentences, words, then anywhere) and packs the pieces up to `size`; `markdown` f
 at headings, so no chunk spans two sections; `sentence` packs whole sentences. Each chunk
 is a slice of its document's text (offsets `start`/`end`), carries the document's
 metadata plus `document_id`, `position` (0, 1, ...), and `headings` (the Markdown heading
-path above its start). Ids are a hash of the source, the chunking settings, the position
-and the text: the same text chunked the same way has the same ids on every machine.
+path above its first line of text). Ids are a hash of the source, the chunking
+settings, the position and the text: the same text chunked the same way has the same ids
+on every machine.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def chunk_documents(
                 "position": position,
                 "start": start,
                 "end": end,
-                "headings": _path_at(headings, start),
+                "headings": _path_at(headings, _first_content(document.text, start, end)),
             }
             chunks.append(
                 Chunk("chk_" + hashlib.sha256(key.encode()).hexdigest()[:32], text, metadata)
@@ -200,6 +201,17 @@ def _pack(
 
 def _headings(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), len(m.group(1)), m.group(2).strip()) for m in _HEADING.finditer(text)]
+
+
+def _first_content(text: str, start: int, end: int) -> int:
+    """The offset of the chunk's first line that is not a heading (its start if none):
+    the heading path there is the one that describes the chunk's text."""
+    offset = start
+    for line in text[start:end].splitlines(keepends=True):
+        if line.strip() and not _HEADING.match(line.strip()):
+            return offset
+        offset += len(line)
+    return start
 
 
 def _path_at(headings: list[tuple[int, int, str]], offset: int) -> list[str]:

@@ -143,6 +143,12 @@ class Embedder:
     def reference(self) -> str:
         return self.ref.reference
 
+    def close(self) -> None:
+        """Close the cache's file (the embedder still works, uncached)."""
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` for chunk sizes (the local tokenizer stands in for remote
         models, whose tokenizers are not on this machine)."""

@@ -80,3 +80,41 @@ def context(hits: list[Hit]) -> str:
             where += f", page {hit.metadata['page']}"
         blocks.append(f"[{number}] {hit.text}\n(source: {where})")
     return "\n\n".join(blocks)
+
+
+TOOL_HEADER = "knowledge hits: "
+
+
+def tool_result(result: dict[str, Any]) -> str:
+    """A search result as an agent's tool sees it: a first line listing the hits (read back
+    by `hits_in_tool_result`, so answer events can say which hits were used), then the
+    numbered context and how to cite it."""
+    import json
+
+    listed = [
+        {"n": n, "id": hit["id"], "source": hit["metadata"].get("source"), "score": hit["score"]}
+        for n, hit in enumerate(result["hits"], start=1)
+    ]
+    if not listed:
+        return TOOL_HEADER + "[]\nNothing in the collection matches this query."
+    return (
+        TOOL_HEADER
+        + json.dumps(listed, separators=(",", ":"))
+        + "\n"
+        + result["context"]
+        + "\n\nCite the passages you use as [n]."
+    )
+
+
+def hits_in_tool_result(text: Any) -> list[dict[str, Any]] | None:
+    """The hits a knowledge tool returned (see `tool_result`); None for other tools."""
+    import json
+
+    if not isinstance(text, str) or not text.startswith(TOOL_HEADER):
+        return None
+    first = text.split("\n", 1)[0][len(TOOL_HEADER) :]
+    try:
+        hits = json.loads(first)
+    except ValueError:
+        return None
+    return hits if isinstance(hits, list) else None

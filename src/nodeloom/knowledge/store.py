@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from nodeloom.knowledge.errors import KnowledgeStoreError, ModelMismatchError
@@ -112,17 +113,22 @@ async def ensure_collection(
     if info is None:
         return await store.create_collection(name, model, dimension)
     if info.model != model or info.dimension != dimension:
-        raise ModelMismatchError(
-            f"collection {name!r} was built with {info.model} ({info.dimension} dimensions); "
-            f"it cannot take vectors from {model} ({dimension} dimensions). Use model "
-            f"{info.model!r}, or write to another collection (or drop {name!r} first)"
-        )
+        raise model_mismatch(info, model, dimension)
     return info
 
 
-def store_url(url: str | None = None) -> str:
+def model_mismatch(info: CollectionInfo, model: str, dimension: int | None) -> ModelMismatchError:
+    size = f" ({dimension} dimensions)" if dimension else ""
+    return ModelMismatchError(
+        f"collection {info.name!r} was built with {info.model} ({info.dimension} dimensions); "
+        f"it cannot take vectors from {model}{size}. Use model {info.model!r}, or write to "
+        f"another collection (or drop {info.name!r} first)"
+    )
+
+
+def store_url(url: str | None = None, data_dir: Path | None = None) -> str:
     """The knowledge store's URL: `url`, NODELOOM_KNOWLEDGE_URL, the run store's Postgres,
-    else a SQLite file in the data directory."""
+    else a SQLite file in the data directory (`data_dir`, default NODELOOM_DATA_DIR)."""
     if url:
         return url
     configured = os.environ.get(ENV_VAR)
@@ -131,13 +137,15 @@ def store_url(url: str | None = None) -> str:
     database = os.environ.get("NODELOOM_DATABASE_URL", "")
     if database.startswith(("postgres://", "postgresql://", "postgresql+asyncpg://")):
         return database
-    from nodeloom.paths import data_dir
+    if data_dir is None:
+        from nodeloom.paths import data_dir as default_data_dir
 
-    return f"sqlite:///{data_dir() / DEFAULT_FILE}"
+        data_dir = default_data_dir()
+    return f"sqlite:///{data_dir / DEFAULT_FILE}"
 
 
-async def open_store(url: str | None = None) -> KnowledgeStore:
-    resolved = store_url(url)
+async def open_store(url: str | None = None, data_dir: Path | None = None) -> KnowledgeStore:
+    resolved = store_url(url, data_dir)
     scheme = resolved.split(":", 1)[0].lower()
     if scheme.startswith("sqlite"):
         from nodeloom.knowledge.sqlite_store import SqliteKnowledgeStore

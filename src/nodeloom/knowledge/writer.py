@@ -19,7 +19,12 @@ from typing import Any
 
 from nodeloom.knowledge.chunking import Chunk
 from nodeloom.knowledge.embedding import Embedder, Progress
-from nodeloom.knowledge.store import KnowledgeStore, StoredChunk, ensure_collection
+from nodeloom.knowledge.store import (
+    KnowledgeStore,
+    StoredChunk,
+    ensure_collection,
+    model_mismatch,
+)
 
 MODES = ("upsert", "replace_source", "append")
 BATCH = 256
@@ -40,8 +45,11 @@ async def write_chunks(
     for chunk in chunks:
         unique.setdefault(chunk.id, chunk)
     batch = list(unique.values())
-    dimension = embedder.dimension
-    if dimension is None:  # a remote model: one call tells its dimension
+    info = await store.get_collection(collection)
+    if info is not None and info.model != embedder.reference:
+        raise model_mismatch(info, embedder.reference, embedder.dimension)
+    dimension = embedder.dimension or (info.dimension if info is not None else None)
+    if dimension is None:  # a new collection, a remote model: one call tells its dimension
         dimension = len((await embedder.embed(["dimension probe"]))[0])
     await ensure_collection(store, collection, embedder.reference, dimension)
     counts = {"added": 0, "updated": 0, "unchanged": 0, "removed": 0}

@@ -48,6 +48,7 @@ CATEGORIES = (
     "data",
     "integration",
     "rag",
+    "knowledge",
     "utility",
     "formats",
 )
