@@ -21,6 +21,7 @@ COMMANDS = {
     "serve": "nodeloom.server.command:serve_command",
     "token": "nodeloom.server.command:token_command",
     "credentials": "nodeloom.cli.credentials:credentials_command",
+    "knowledge": "nodeloom.cli.knowledge:knowledge_command",
 }
 
 
