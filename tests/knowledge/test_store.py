@@ -168,3 +168,18 @@ async def test_documents_of_every_type_load_into_the_store(
         kstore, "all", chunk_documents(report.documents, size=400), embedder
     )
     assert counts["added"] == len(report.documents) == len(FACTS) + 1
+
+
+async def test_a_keyword_query_of_punctuation_stopwords_and_odd_words_does_not_fail(
+    kstore: KnowledgeStore, embedder: Embedder
+) -> None:
+    from nodeloom.knowledge import Document
+
+    text = "Café naïve_test 42 items: the O'Reilly book & (draft)."
+    await write_chunks(
+        kstore, "odd", chunk_documents([Document("d", text, {"source": "s"})]), embedder
+    )
+    for query in ("_", "the of and", "'); DROP TABLE kchunks; --", "café 42", "o'reilly | & !"):
+        result = await search(kstore, "odd", query, embedder, mode="keyword")
+        assert isinstance(result["hits"], list)
+    assert (await search(kstore, "odd", "café 42", embedder, mode="keyword"))["hits"]

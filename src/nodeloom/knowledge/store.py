@@ -169,6 +169,6 @@ def keyword_terms(query: str) -> list[str]:
     import re
 
     seen: dict[str, None] = {}
-    for word in re.findall(r"\w+", query.lower()):
+    for word in re.findall(r"[^\W_]+", query.lower()):
         seen.setdefault(word, None)
     return list(seen)
