@@ -183,3 +183,16 @@ async def test_a_keyword_query_of_punctuation_stopwords_and_odd_words_does_not_f
         result = await search(kstore, "odd", query, embedder, mode="keyword")
         assert isinstance(result["hits"], list)
     assert (await search(kstore, "odd", "café 42", embedder, mode="keyword"))["hits"]
+
+
+async def test_a_filter_must_be_fields_with_scalar_values(
+    kstore: KnowledgeStore, embedder: Embedder
+) -> None:
+    from nodeloom.knowledge import Document
+
+    await write_chunks(
+        kstore, "f", chunk_documents([Document("d", "x", {"source": "s"})]), embedder
+    )
+    for where in ({'a"] or 1=1 --': 1}, {"source": ["s"]}, ["source"]):
+        with pytest.raises(ValueError, match="filter"):
+            await search(kstore, "f", "x", embedder, where=where)  # type: ignore[arg-type]

@@ -46,6 +46,7 @@ async def search(
 ) -> dict[str, Any]:
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
+    check_filter(where)
     info = await store.get_collection(collection)
     if info is None:
         known = ", ".join(c.name for c in await store.list_collections()) or "none yet"
@@ -69,6 +70,26 @@ async def search(
         lists.append(await store.keyword_search(collection, query, depth, where))
     hits = fuse(lists, top_k) if mode == "hybrid" else lists[0][:top_k]
     return {"hits": [hit.to_json() for hit in hits], "context": context(hits)}
+
+
+def check_filter(where: Any) -> None:
+    """A filter is {field: scalar}; fields are names (letters, digits, _ . -)."""
+    import re
+
+    if where is None:
+        return
+    if not isinstance(where, dict):
+        raise ValueError(
+            f"a filter is an object of metadata fields; received {type(where).__name__}"
+        )
+    for key, value in where.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", key):
+            raise ValueError(f"filter field {key!r}: use letters, digits, '_', '.', '-'")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ValueError(
+                f"filter field {key!r}: the value must be a string, number, boolean or null; "
+                f"received {type(value).__name__}"
+            )
 
 
 def context(hits: list[Hit]) -> str:
