@@ -1,17 +1,19 @@
 // The page's place, kept in the URL hash so reloads and the back button work:
-// #/flows/<id>, #/runs, #/runs/<id>, #/settings.
+// #/flows/<id>, #/runs, #/runs/<id>, #/knowledge, #/settings.
 
 import { useEffect, useState } from 'react'
 
 export type Route =
   | { page: 'editor'; flowId: string | null }
   | { page: 'runs'; runId: string | null }
+  | { page: 'knowledge' }
   | { page: 'settings' }
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent)
   if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
   if (parts[0] === 'settings') return { page: 'settings' }
+  if (parts[0] === 'knowledge') return { page: 'knowledge' }
   if (parts[0] === 'flows') return { page: 'editor', flowId: parts[1] ?? null }
   return { page: 'editor', flowId: null }
 }
@@ -22,6 +24,8 @@ export function hrefOf(route: Route): string {
       return route.runId ? `#/runs/${encodeURIComponent(route.runId)}` : '#/runs'
     case 'settings':
       return '#/settings'
+    case 'knowledge':
+      return '#/knowledge'
     case 'editor':
       return route.flowId ? `#/flows/${encodeURIComponent(route.flowId)}` : '#/flows'
   }
