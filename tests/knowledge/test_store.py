@@ -196,3 +196,20 @@ async def test_a_filter_must_be_fields_with_scalar_values(
     for where in ({'a"] or 1=1 --': 1}, {"source": ["s"]}, ["source"]):
         with pytest.raises(ValueError, match="filter"):
             await search(kstore, "f", "x", embedder, where=where)  # type: ignore[arg-type]
+
+
+async def test_two_writers_creating_one_collection_at_once_both_succeed(
+    kstore: KnowledgeStore, embedder: Embedder
+) -> None:
+    import asyncio
+
+    from nodeloom.knowledge import Document
+
+    first = chunk_documents([Document("a", "Alpha text.", {"source": "a"})])
+    second = chunk_documents([Document("b", "Beta text.", {"source": "b"})])
+    await asyncio.gather(
+        write_chunks(kstore, "race", first, embedder),
+        write_chunks(kstore, "race", second, embedder),
+    )
+    info = await kstore.get_collection("race")
+    assert info is not None and info.chunks == 2

@@ -111,7 +111,12 @@ async def ensure_collection(
     if it exists with another model or dimension."""
     info = await store.get_collection(name)
     if info is None:
-        return await store.create_collection(name, model, dimension)
+        try:
+            return await store.create_collection(name, model, dimension)
+        except Exception:  # another writer created it first: check it like any other
+            info = await store.get_collection(name)
+            if info is None:
+                raise
     if info.model != model or info.dimension != dimension:
         raise model_mismatch(info, model, dimension)
     return info
