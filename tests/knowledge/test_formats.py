@@ -84,3 +84,35 @@ async def test_a_url_to_a_private_address_is_refused_by_the_network_guard() -> N
     (error,) = report.errors
     assert error["source"] == "http://127.0.0.1:9/secret.txt"
     assert "127.0.0.1" in error["message"]
+
+
+async def test_a_url_loads_through_the_guarded_client_when_the_policy_allows_it() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from nodeloom.net import Policy
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><head><title>FAQ</title></head><body><p>Kites fly.</p></body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/faq"
+        report = await load([url], policy=Policy(allow_private=True))
+    finally:
+        server.shutdown()
+        server.server_close()
+    (document,) = report.documents
+    assert document.metadata == {"source": url, "mime": "text/html", "title": "FAQ"}
+    assert document.text == "Kites fly."
