@@ -8,40 +8,60 @@
     result = await search(store, "docs", "How do I resume a run?", embedder, top_k=5)
 
 See docs/knowledge.md.
+
+
+Names are imported on first use, so node definitions that import
+`nodeloom.knowledge.parameters` at start-up do not load the whole package.
 """
 
-from nodeloom.knowledge.chunking import STRATEGIES, Chunk, chunk_documents
-from nodeloom.knowledge.embedding import (
-    DEFAULT_MODEL,
-    Embedder,
-    EmbeddingCache,
-    open_embedder,
-    parse_model,
-)
-from nodeloom.knowledge.errors import (
-    CollectionNotFoundError,
-    DocumentLoadError,
-    EmbeddingError,
-    KnowledgeError,
-    KnowledgeStoreError,
-    ModelMismatchError,
-)
-from nodeloom.knowledge.formats import Document, parse
-from nodeloom.knowledge.ingest import ingest
-from nodeloom.knowledge.loaders import LoadReport, load
-from nodeloom.knowledge.search import MODES as SEARCH_MODES
-from nodeloom.knowledge.search import context, search
-from nodeloom.knowledge.store import (
-    CollectionInfo,
-    Hit,
-    KnowledgeStore,
-    StoredChunk,
-    ensure_collection,
-    open_store,
-    store_url,
-)
-from nodeloom.knowledge.writer import MODES as WRITE_MODES
-from nodeloom.knowledge.writer import write_chunks
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "Chunk": ("nodeloom.knowledge.chunking", "Chunk"),
+    "CollectionInfo": ("nodeloom.knowledge.store", "CollectionInfo"),
+    "CollectionNotFoundError": ("nodeloom.knowledge.errors", "CollectionNotFoundError"),
+    "DEFAULT_MODEL": ("nodeloom.knowledge.embedding", "DEFAULT_MODEL"),
+    "Document": ("nodeloom.knowledge.formats", "Document"),
+    "DocumentLoadError": ("nodeloom.knowledge.errors", "DocumentLoadError"),
+    "Embedder": ("nodeloom.knowledge.embedding", "Embedder"),
+    "EmbeddingCache": ("nodeloom.knowledge.embedding", "EmbeddingCache"),
+    "EmbeddingError": ("nodeloom.knowledge.errors", "EmbeddingError"),
+    "Hit": ("nodeloom.knowledge.store", "Hit"),
+    "KnowledgeError": ("nodeloom.knowledge.errors", "KnowledgeError"),
+    "KnowledgeStore": ("nodeloom.knowledge.store", "KnowledgeStore"),
+    "KnowledgeStoreError": ("nodeloom.knowledge.errors", "KnowledgeStoreError"),
+    "LoadReport": ("nodeloom.knowledge.loaders", "LoadReport"),
+    "ModelMismatchError": ("nodeloom.knowledge.errors", "ModelMismatchError"),
+    "SEARCH_MODES": ("nodeloom.knowledge.retrieval", "MODES"),
+    "STRATEGIES": ("nodeloom.knowledge.chunking", "STRATEGIES"),
+    "StoredChunk": ("nodeloom.knowledge.store", "StoredChunk"),
+    "WRITE_MODES": ("nodeloom.knowledge.writer", "MODES"),
+    "chunk_documents": ("nodeloom.knowledge.chunking", "chunk_documents"),
+    "context": ("nodeloom.knowledge.retrieval", "context"),
+    "ensure_collection": ("nodeloom.knowledge.store", "ensure_collection"),
+    "ingest": ("nodeloom.knowledge.ingestion", "ingest"),
+    "load": ("nodeloom.knowledge.loaders", "load"),
+    "open_embedder": ("nodeloom.knowledge.embedding", "open_embedder"),
+    "open_store": ("nodeloom.knowledge.store", "open_store"),
+    "parse": ("nodeloom.knowledge.formats", "parse"),
+    "parse_model": ("nodeloom.knowledge.embedding", "parse_model"),
+    "search": ("nodeloom.knowledge.retrieval", "search"),
+    "store_url": ("nodeloom.knowledge.store", "store_url"),
+    "write_chunks": ("nodeloom.knowledge.writer", "write_chunks"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    target = _EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'nodeloom.knowledge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(target[0]), target[1])
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MODEL",

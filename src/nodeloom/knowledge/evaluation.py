@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nodeloom.knowledge.embedding import Embedder
-from nodeloom.knowledge.search import MODES, search
+from nodeloom.knowledge.retrieval import MODES, search
 from nodeloom.knowledge.store import KnowledgeStore
 
 

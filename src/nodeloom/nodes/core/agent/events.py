@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodeloom.knowledge.search import hits_in_tool_result
+from nodeloom.knowledge.retrieval import hits_in_tool_result
 from nodeloom.plugins.contract import Event
 
 RESULT_PREVIEW = 2000

@@ -1,7 +1,7 @@
 """Knowledge Base: build one async tool, `search_<collection>(query)`, for the agent.
 
 The tool opens the run's knowledge store per call and returns the hits as numbered
-passages (see nodeloom.knowledge.search.tool_result); the Agent node reads the first
+passages (see nodeloom.knowledge.retrieval.tool_result); the Agent node reads the first
 line back to list the hits in its answer.
 """
 
@@ -38,8 +38,8 @@ class KnowledgeBaseExecutor:
 
         async def search_knowledge(query: str) -> str:
             from nodeloom.knowledge import KnowledgeError, search
+            from nodeloom.knowledge.retrieval import tool_result
             from nodeloom.knowledge.runtime import search_embedder, store_for
-            from nodeloom.knowledge.search import tool_result
 
             store = await store_for(services)
             embedder = None
