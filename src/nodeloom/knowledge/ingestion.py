@@ -45,8 +45,10 @@ async def ingest(
             if outcome is not None:
                 await outcome
 
-    loaded = await load(sources)
-    await report("load", loaded.files, loaded.files + len(loaded.errors))
+    async def files(done: int, total: int) -> None:
+        await report("load", done, total)
+
+    loaded = await load(sources, progress=files)
     count = embedder.count_tokens if unit == "tokens" else len
     chunks = chunk_documents(
         loaded.documents,

@@ -61,10 +61,12 @@ async def load(
     strict: bool = False,
     policy: Any = None,
     resolve_ref: Any = None,
+    progress: Any = None,
 ) -> LoadReport:
     """Load every source. A source is a path/glob/folder/URL string, a `BinaryRef` (or its
     JSON `{"$ref", "mime"}`) whose ref is a file path (`file:` prefix allowed) or is
-    resolved by `resolve_ref(ref) -> Path`, or an object `{"name", "text"}`."""
+    resolved by `resolve_ref(ref) -> Path`, or an object `{"name", "text"}`.
+    `progress(done, total)` (sync or async) is called after each file."""
     report = LoadReport()
     for source in sources:
         for item in _items(source):
