@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nodeloom.testing.documents import write_documents
 
 
+@pytest.mark.slow
 def test_ingest_search_list_and_drop_a_collection(nodeloom, tmp_path: Path) -> None:
     paths = write_documents(tmp_path / "docs")
     ingested = nodeloom(

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nodeloom.knowledge import Embedder, ingest
 from nodeloom.knowledge.evaluation import evaluate
 from nodeloom.knowledge.store import KnowledgeStore
@@ -18,6 +20,7 @@ CORPUS = ROOT / "examples" / "knowledge" / "docs"
 QUESTIONS = json.loads((ROOT / "examples" / "knowledge" / "questions.json").read_text())
 
 
+@pytest.mark.slow
 async def test_hybrid_search_is_at_least_as_good_as_vector_or_keyword_alone(
     kstore: KnowledgeStore, embedder: Embedder, knowledge_url: str
 ) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from nodeloom.testing.documents import write_documents
 
@@ -21,6 +22,7 @@ def upload(api: httpx.Client, collection: str, files: list[tuple[str, bytes]], *
     )
 
 
+@pytest.mark.slow
 def test_uploaded_files_are_ingested_as_a_run_then_searched_and_dropped(
     api: httpx.Client, tmp_path: Path
 ) -> None:

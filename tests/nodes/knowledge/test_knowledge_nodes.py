@@ -28,6 +28,7 @@ async def ingest(sources: list[str], **write: object) -> nodeloom.RunResult:
         return await flow.run({})
 
 
+@pytest.mark.slow
 async def test_an_ingest_flow_writes_every_file_and_a_second_run_changes_nothing(
     tmp_path: Path,
 ) -> None:
@@ -120,6 +121,7 @@ async def test_writing_with_another_model_fails_naming_both_models(tmp_path: Pat
     assert "openai-compatible:tiny" in failed.error["message"]
 
 
+@pytest.mark.slow
 async def test_an_agent_searches_its_knowledge_base_and_its_answer_lists_the_hits(
     mock_llm, tmp_path: Path
 ) -> None:
