@@ -179,7 +179,12 @@ def _html(data: bytes) -> list[Page]:
 
 
 def _pdf(data: bytes) -> list[Page]:
+    import logging
+
     from pypdf import PdfReader
+
+    # pypdf logs each repair it attempts; a file it cannot read is reported by us instead.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
 
     reader = PdfReader(io.BytesIO(data))
     title = None
