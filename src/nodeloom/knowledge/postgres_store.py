@@ -16,8 +16,9 @@ from nodeloom.knowledge.errors import CollectionNotFoundError, KnowledgeStoreErr
 from nodeloom.knowledge.store import CollectionInfo, Hit, StoredChunk, keyword_terms
 
 # HNSW candidates per query (pgvector's default is 40). Measured on 384-dimension vectors
-# (benchmarks/knowledge.py): 100 gives recall@10 ~0.85 against exact search, 200 ~0.95,
-# 400 ~0.998, at 5-10 ms. NODELOOM_KNOWLEDGE_EF_SEARCH overrides it.
+# (benchmarks/knowledge.py, docs/knowledge.md#quality-and-sizing): 300 gives recall@10
+# 0.99 against exact search at 100,000 embedding-like vectors; on an isotropic worst case
+# at 10,000, 100 gave 0.85, 200 0.95, 400 0.998. NODELOOM_KNOWLEDGE_EF_SEARCH overrides it.
 EF_SEARCH = 300
 
 
