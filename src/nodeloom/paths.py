@@ -9,6 +9,7 @@ import platformdirs
 
 from nodeloom.plugins.contract import Services
 from nodeloom.secrets import Vault
+from nodeloom.user_tools import load_user_tools, user_tools_file
 
 
 def data_dir() -> Path:
@@ -19,5 +20,8 @@ def data_dir() -> Path:
 def default_services() -> Services:
     root = data_dir()
     return Services(
-        data_dir=root, session_db_file=root / "agent_sessions.db", credentials=Vault(root)
+        data_dir=root,
+        session_db_file=root / "agent_sessions.db",
+        credentials=Vault(root),
+        user_tools=load_user_tools(user_tools_file(root)),
     )

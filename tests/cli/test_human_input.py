@@ -65,11 +65,35 @@ def test_respond_answers_ahead_of_time_by_node_name_or_id(flow_file, respond, br
 
 
 @pytest.mark.e2e
-def test_an_answer_that_is_not_a_decision_fails_the_run_never_approves(flow_file):
+def test_an_answer_that_is_not_a_decision_is_invalid_input_before_any_node_runs(flow_file):
     done = nodeloom("run", str(flow_file), "--input", "hi", "--json", "--respond", "Approve=maybe")
-    assert done.returncode == 1
-    result = json.loads(done.stdout.splitlines()[-1])
-    assert result["error"]["code"] == "invalid_answer" and "send" not in result["outputs"]
+    assert done.returncode == 2, done.stdout + done.stderr
+    [line] = done.stdout.splitlines()  # no event: nothing ran
+    [error] = json.loads(line)["errors"]
+    assert error["code"] == "invalid_answer" and error["node_id"] == "ok"
+    assert "'maybe' is not an approval decision" in error["message"]
+    assert "approve (or approved, yes, y, ok) or reject (or rejected, no, n)" in error["message"]
+
+
+@pytest.mark.e2e
+def test_an_answer_to_no_node_exits_2_naming_the_nodes_that_wait(flow_file):
+    done = nodeloom("run", str(flow_file), "--input", "hi", "--json", "--respond", "Aprove=yes")
+    assert done.returncode == 2, done.stdout + done.stderr
+    [error] = json.loads(done.stdout)["errors"]
+    assert error["code"] == "unknown_node" and error["node_id"] == "Aprove"
+    assert error["message"].endswith("the nodes that may wait for an answer: Approve")
+
+
+@pytest.mark.e2e
+def test_a_form_answer_of_the_wrong_shape_exits_2_listing_the_fields(tmp_path):
+    path = tmp_path / "form.json"
+    fields = [{"name": "age", "type": "number"}, {"name": "nick", "required": False}]
+    path.write_text(json.dumps(graph(node("f", "human-input", name="Profile", fields=fields))))
+    done = nodeloom("run", str(path), "--respond", 'Profile={"age": "old"}')
+    assert done.returncode == 2, done.stdout + done.stderr
+    output = done.stdout + done.stderr
+    assert "field 'age' must be a number" in output
+    assert "it accepts an object {age: number, nick: string (optional)}" in output
 
 
 @pytest.mark.e2e

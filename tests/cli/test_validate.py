@@ -96,3 +96,31 @@ def test_validate_never_runs_the_graph(nodeloom, sleeping_code):
     process = nodeloom("validate", str(sleeping_code), timeout=20)
     assert process.returncode == 0, process.stderr
     assert process.stdout == f"{sleeping_code}: valid\n"
+
+
+def test_a_credential_in_a_parameter_that_is_not_secret_capable_is_a_problem(nodeloom, write_graph):
+    leaky = write_graph(
+        "leaky",
+        graph(
+            node("start", "chat-start"),
+            node("say", "prompt-template", name="Say", template="{{ $credentials.key }}"),
+            node(
+                "call",
+                "http-request",
+                url="https://api.example/x",
+                headers={"Authorization": "Bearer {{ $credentials.key }}"},
+            ),
+            edge("start", "say"),
+            edge("say", "call"),
+        ),
+    )
+    process = nodeloom("validate", str(leaky), "--json")
+    assert process.returncode == 2
+    [line] = [json.loads(text) for text in process.stdout.splitlines()]
+    [problem] = line["errors"]  # the header of HTTP Request is fine
+    assert (problem["code"], problem["node_id"], problem["field"]) == (
+        "credential_placement",
+        "say",
+        "template",
+    )
+    assert "HTTP Request's `headers`" in problem["message"]

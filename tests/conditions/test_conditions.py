@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -340,9 +341,28 @@ def test_regex_on_a_missing_field_is_false() -> None:
 def test_an_invalid_regex_raises_naming_the_pattern() -> None:
     error = condition_error("regex", "name", "(Ada", USER)
     assert str(error).startswith(
-        "Invalid regular expression \"(Ada\" in condition on field 'name': missing ),"
+        "Invalid regular expression \"(Ada\" in condition on field 'name': missing )"
     )
     assert error.details["pattern"] == "(Ada"
+
+
+def test_a_backreference_is_refused_with_the_reason_and_the_rewrite() -> None:
+    error = condition_error("regex", "name", r"(a)\1", USER)
+    assert "invalid escape sequence" in str(error)
+    assert "RE2" in str(error) and "backreferences" in str(error)
+
+
+def test_a_catastrophic_pattern_answers_at_once() -> None:
+    started = time.perf_counter()
+    assert not evaluate_condition(
+        {"field": "text", "operator": "regex", "value": "(a+)+$"}, {"text": "a" * 40 + "!"}
+    )
+    assert time.perf_counter() - started < 0.5
+
+
+def test_the_static_check_refuses_lookaround() -> None:
+    [(field, message)] = check_condition({"field": "x", "operator": "regex", "value": "a(?=b)"})
+    assert field == "value" and "lookaround" in message
 
 
 def test_an_invalid_regex_raises_even_when_the_field_is_missing() -> None:
@@ -436,7 +456,7 @@ def test_check_reports_a_missing_value_for_operators_that_need_one(operator: str
 def test_check_reports_an_invalid_regex_pattern() -> None:
     [(field, message)] = check_condition({"operator": "regex", "value": "(a"})
     assert field == "value"
-    assert message.startswith('Invalid regular expression "(a": missing ),')
+    assert message.startswith('Invalid regular expression "(a": missing )')
 
 
 def test_check_reports_a_non_numeric_comparison_value() -> None:

@@ -39,6 +39,40 @@ async def test_stop_fails_the_run_naming_the_node_and_cancels_running_siblings(r
     assert of_type(events, "run_failed")
 
 
+def assert_cancelled_at_once(result, events, sibling: str) -> None:
+    assert result.status is RunStatus.FAILED
+    assert result.duration_ms < 1000, "the 5 s sibling must have been cancelled"
+    assert sibling in result.state.get("cancelled", [])
+    assert not [e for e in events if e.event_type == "completed" and e.node_id == sibling]
+    error = of_type(events, "error")[0]  # the first failure (a Loop fails after its body)
+    [failed] = of_type(events, "run_failed")
+    assert failed.timestamp - error.timestamp < 0.5
+
+
+async def test_stop_cancels_every_running_sibling_whichever_branch_fails(run):
+    # The first root runs in the task that called the run, the second in a task of its
+    # own: a failure in the second cancels the first all the same.
+    doc = graph(node("sibling", "sleep", seconds=5), node("bad", "fail"))
+    result, events = await run(doc)
+    assert_cancelled_at_once(result, events, "sibling")
+
+
+async def test_stop_inside_a_loop_body_cancels_the_bodys_running_siblings(run):
+    inner = graph(node("sibling", "sleep", seconds=5), node("bad", "fail"))
+    doc = graph(node("loop", "loop", items=[1], body=inner, output_node="sibling"))
+    result, events = await run(doc)
+    assert_cancelled_at_once(result, events, "loop/sibling")
+    assert not of_type(events, "completed")
+
+
+async def test_stop_cancels_a_loop_whose_body_is_still_running(run):
+    inner = graph(node("sibling", "sleep", seconds=5))
+    doc = graph(node("loop", "loop", items=[1], body=inner), node("bad", "fail"))
+    result, events = await run(doc)
+    assert_cancelled_at_once(result, events, "loop/sibling")
+    assert not of_type(events, "completed")
+
+
 async def test_continue_outputs_the_error_on_the_main_port_and_downstream_still_runs(run):
     doc = failing_graph("continue")
     doc["nodes"][3]["data"]["seconds"] = 0

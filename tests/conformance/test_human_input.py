@@ -6,7 +6,9 @@ import pytest
 
 import nodeloom
 from nodeloom import RunStatus
+from nodeloom.engine.events import ListSink
 from nodeloom.engine.human import AnswerError
+from nodeloom.errors import GraphError
 from nodeloom.testing.builders import edge, graph, node
 from nodeloom.testing.events import of_type
 
@@ -155,10 +157,20 @@ async def test_answers_given_ahead_of_time_are_used_in_turn(run):
     assert [d["decision"] for d in result.outputs["each"]["output"]] == ["approve", "reject"]
 
 
-async def test_an_answer_given_ahead_of_time_that_does_not_fit_fails_the_node(run):
-    result = await run.load(approve_then()).run("m", answers={"check": "perhaps"})
-    assert result.status is RunStatus.FAILED
-    assert result.error["code"] == "invalid_answer"
+async def test_an_answer_given_ahead_of_time_that_does_not_fit_is_refused_before_the_run(run):
+    sink = ListSink()
+    with pytest.raises(GraphError) as raised:
+        await run.load(approve_then()).run("m", answers={"check": "perhaps"}, sink=sink)
+    [issue] = raised.value.issues
+    assert issue.code == "invalid_answer" and issue.node_id == "check"
+    assert "approve (or approved, yes, y, ok)" in issue.message
+    assert sink.events == []
+
+
+async def test_an_answer_to_a_node_whose_question_is_an_expression_is_checked_when_it_waits(run):
+    doc = graph(node("f", "human-input", fields="{{ [] }}"))
+    result = await run.load(doc).run(answers={"f": {"age": 1}})
+    assert result.status is RunStatus.FAILED and result.error["code"] == "invalid_answer"
 
 
 async def test_human_input_takes_free_text_or_a_form(run):
@@ -227,3 +239,11 @@ async def test_streaming_a_run_that_pauses_ends_with_run_paused(run):
     assert seen[-1].event_type == "run_paused"
     assert [w["node_id"] for w in seen[-1].data["waiting"]] == ["check"]
     await flow.aclose()
+
+
+async def test_a_target_run_keeps_answers_to_nodes_outside_its_subset_unused(run):
+    flow = run.load(approve_then())
+    result = await flow.run("m", target="start", answers={"check": "yes"})
+    assert result.status is RunStatus.COMPLETED
+    with pytest.raises(GraphError, match="not a node of the graph"):
+        await flow.run("m", target="start", answers={"chek": "yes"})

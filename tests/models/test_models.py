@@ -84,15 +84,20 @@ def test_the_environment_base_url_and_node_overrides_apply(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://env.test/v1")
     assert create_model(parse_reference("openai:m")).base_url == "http://env.test/v1"
     spec = with_overrides(
-        parse_reference("openai:m"), base_url="http://node.test/v1", temperature=0.3, max_tokens=9
+        parse_reference("openai:m"),
+        base_url="http://node.test/v1",
+        api_key="node-key",  # another endpoint: the environment's key is not sent there
+        temperature=0.3,
+        max_tokens=9,
     )
     model = create_model(spec)
     assert (model.base_url, model.temperature, model.max_tokens) == ("http://node.test/v1", 0.3, 9)
+    assert model.api_key == "node-key"
 
 
 def test_anthropic_takes_its_base_url_through_its_client_parameters(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     spec = with_overrides(
-        parse_reference("anthropic:claude-sonnet-4-5"), base_url="http://proxy.test"
+        parse_reference("anthropic:claude-sonnet-4-5"), base_url="http://proxy.test", api_key="p"
     )
     assert create_model(spec).client_params == {"base_url": "http://proxy.test"}

@@ -1,4 +1,5 @@
-"""Every built-in node folder keeps the node contract: a definition and an executor that
+"""Every built-in node folder (nodes/, and each format's formats/<name>/nodes/) keeps the
+node contract: a definition and an executor that
 agree on the type id, a catalogue page in docs/nodes/ and a README beside the code, and a
 definition light enough to import at start-up.
 
@@ -16,29 +17,40 @@ from pathlib import Path
 
 import pytest
 
+from nodeloom.formats.registry import FORMATS
 from nodeloom.plugins.contract import NodeDefinition
-from nodeloom.plugins.discovery import BUILTIN_ROOT
+from nodeloom.plugins.discovery import FORMATS_ROOT, NodeSource, builtin_sources
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "nodes"
 
 
+SOURCES = builtin_sources()
+PACKAGE_ROOT = SOURCES[0].root.parent  # src/nodeloom
+
+
 def node_folders() -> list[Path]:
-    """Folders under nodes/ holding a definition.py or an executor.py."""
+    """Folders under the built-in sources holding a definition.py or an executor.py."""
     folders = {
         path.parent
+        for source in SOURCES
         for name in ("definition.py", "executor.py")
-        for path in BUILTIN_ROOT.rglob(name)
+        for path in source.root.rglob(name)
         if "__pycache__" not in path.parts
     }
     return sorted(folders)
 
 
+def source_of(folder: Path) -> NodeSource:
+    return next(s for s in SOURCES if folder.is_relative_to(s.root))
+
+
 def module_of(folder: Path) -> str:
-    return ".".join(("nodeloom", "nodes", *folder.relative_to(BUILTIN_ROOT).parts))
+    source = source_of(folder)
+    return ".".join((source.package, *folder.relative_to(source.root).parts))
 
 
 def named(folders: list[Path]) -> str:
-    return ", ".join(str(f.relative_to(BUILTIN_ROOT)) for f in folders)
+    return ", ".join(str(f.relative_to(PACKAGE_ROOT)) for f in folders)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +64,23 @@ def definitions() -> dict[Path, NodeDefinition]:
 
 
 def test_the_walk_finds_node_folders_so_the_checks_below_are_not_vacuous():
-    assert node_folders(), f"no node folder found under {BUILTIN_ROOT}"
+    assert node_folders(), f"no node folder found under {PACKAGE_ROOT}"
+
+
+def test_the_walk_finds_the_node_folders_of_every_foreign_format():
+    formats = {entry.split(":")[0].rsplit(".", 1)[1] for entry in FORMATS}
+    with_nodes = {
+        folder.relative_to(FORMATS_ROOT).parts[0]
+        for folder in node_folders()
+        if folder.is_relative_to(FORMATS_ROOT)
+    }
+    assert formats <= with_nodes, f"no node folder found for: {formats - with_nodes}"
+
+
+def test_a_formats_node_folders_live_with_the_format_not_under_nodes():
+    assert not (PACKAGE_ROOT / "nodes" / "formats").exists(), (
+        "a format's node folders live in formats/<name>/nodes/, not nodes/formats/"
+    )
 
 
 def test_every_node_folder_with_a_definition_has_an_executor():

@@ -8,7 +8,13 @@ import os
 import sys
 
 import nodeloom
-from nodeloom.plugins.discovery import BUILTIN_ROOT, PATH_VARIABLE, path_sources
+from nodeloom.plugins.discovery import (
+    BUILTIN_ROOT,
+    FORMATS_ROOT,
+    PATH_VARIABLE,
+    builtin_sources,
+    path_sources,
+)
 from nodeloom.plugins.registry import Registry
 from nodeloom.testing.builders import edge, graph, node
 
@@ -36,7 +42,8 @@ def test_every_folder_with_a_definition_under_nodes_is_discovered_without_a_cent
     registry = Registry.discover(use_entry_points=False, use_environment=False)
     on_disk = {
         path.parent
-        for path in BUILTIN_ROOT.rglob("definition.py")
+        for source in builtin_sources()
+        for path in source.root.rglob("definition.py")
         if "__pycache__" not in path.parts
     }
     found = {registry.found(t).folder for t in registry.types}
@@ -50,6 +57,18 @@ def test_a_built_in_node_imports_under_the_dotted_path_of_its_folder():
     assert found.module == "nodeloom.nodes.core.chat_start"
     assert found.folder == BUILTIN_ROOT / "core" / "chat_start"
     assert found.origin == "builtin"
+
+
+def test_a_formats_node_is_built_in_and_imports_from_the_formats_own_folder():
+    registry = Registry.discover(use_entry_points=False, use_environment=False)
+    found = registry.found("ethan-start")
+    assert found.module == "nodeloom.formats.ethan.nodes.start"
+    assert found.folder == FORMATS_ROOT / "ethan" / "nodes" / "start"
+    assert found.origin == "builtin"
+    assert [s.root for s in builtin_sources()] == [
+        BUILTIN_ROOT,
+        *(FORMATS_ROOT / name / "nodes" for name in ("ethan", "plan", "workflow")),
+    ]
 
 
 def test_a_node_folder_added_to_a_pack_is_found_on_the_next_discovery(pack):

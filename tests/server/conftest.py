@@ -122,13 +122,20 @@ def stop_server(server: Server) -> None:
         server.process.wait()
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    started = start_server(tmp_path_factory.mktemp("server"))
+def serving(
+    tmp_path_factory: pytest.TempPathFactory, environment: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """A module's server (for a `server` fixture of its own with `environment` added)."""
+    started = start_server(tmp_path_factory.mktemp("server"), environment=environment)
     try:
         yield started
     finally:
         stop_server(started)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from serving(tmp_path_factory)
 
 
 @pytest.fixture

@@ -4,14 +4,23 @@ ChatReply, or streamed as the run's events followed by the ChatReply."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 
+from nodeloom.net import ENV_ALLOW_PRIVATE
 from nodeloom.testing.builders import chain, node
 
-from .conftest import read_frames
+from .conftest import Server, read_frames, serving
 from .flows import ask, completion, shout, slow
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The mock LLM a flow names (its node's base_url) listens on loopback."""
+    yield from serving(tmp_path_factory, {ENV_ALLOW_PRIVATE: "1"})
 
 
 def save(api: httpx.Client, document: dict[str, Any], name: str) -> str:
@@ -75,6 +84,12 @@ def test_a_streamed_turn_sends_the_run_events_between_its_first_and_last_frames(
     assert last.data["answer"] == "HI" and last.data["run_id"] == run_id
     assert last.data["chat_id"] == first.data["chat_id"]
 
+    steps = [e for e in events if e.event == "FlowStep"]  # a node's block after its event
+    assert [(s.data["node_id"], s.data["status"]) for s in steps] == [
+        ("shout", "started"),
+        ("shout", "completed"),
+    ]
+    events = [e for e in events if e.event != "FlowStep"]
     assert [e.id for e in events] == list(range(1, len(events) + 1))
     assert {e.data["run_id"] for e in events} == {run_id}
     names = [e.event for e in events]

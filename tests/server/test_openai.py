@@ -11,10 +11,17 @@ import httpx
 import openai
 import pytest
 
+from nodeloom.net import ENV_ALLOW_PRIVATE
 from nodeloom.testing.builders import chain, node
 
-from .conftest import Server
+from .conftest import Server, serving
 from .flows import ask, completion
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The mock LLM a flow names (its node's base_url) listens on loopback."""
+    yield from serving(tmp_path_factory, {ENV_ALLOW_PRIVATE: "1"})
 
 
 @pytest.fixture
@@ -78,26 +85,39 @@ def test_the_flow_name_works_as_the_model_and_the_last_user_message_is_the_input
     assert answer.choices[0].message.content == "You said: second"
 
 
-def test_a_continued_conversation_keeps_its_chat_id_and_user_names_it(
+def test_two_callers_behind_one_token_who_both_say_hi_do_not_share_a_conversation(
+    api: httpx.Client, client: openai.OpenAI
+):
+    flow_id = save(api, echo(), "Echo strangers")
+    hi = [{"role": "user", "content": "hi"}]
+    first = client.chat.completions.create(model=flow_id, messages=hi)
+    second = client.chat.completions.create(model=flow_id, messages=hi)
+    chat_ids = [t.model_extra["nodeloom"]["chat_id"] for t in (first, second)]
+    assert chat_ids[0] != chat_ids[1]
+    for chat_id, turn in zip(chat_ids, (first, second), strict=True):
+        runs = api.get("/api/runs", params={"chat_id": chat_id}).json()["runs"]
+        assert [r["id"] for r in runs] == [turn.model_extra["nodeloom"]["run_id"]]
+
+
+def test_user_or_the_x_chat_id_header_names_a_conversation_that_goes_on(
     api: httpx.Client, client: openai.OpenAI
 ):
     flow_id = save(api, echo(), "Echo chat")
     first = [{"role": "user", "content": "hi"}]
-    turn1 = client.chat.completions.create(model=flow_id, messages=first)
-    turn2 = client.chat.completions.create(
-        model=flow_id,
-        messages=[*first, {"role": "assistant", "content": "x"}, {"role": "user", "content": "y"}],
-    )
-    other = client.chat.completions.create(
-        model=flow_id, messages=[{"role": "user", "content": "another chat"}]
-    )
-    chat_ids = [t.model_extra["nodeloom"]["chat_id"] for t in (turn1, turn2, other)]
-    assert chat_ids[0] == chat_ids[1] != chat_ids[2]
-
     named = client.chat.completions.create(model=flow_id, messages=first, user="conv-7")
     assert named.model_extra["nodeloom"]["chat_id"] == "conv-7"
     runs = api.get("/api/runs", params={"chat_id": "conv-7"}).json()["runs"]
     assert [r["id"] for r in runs] == [named.model_extra["nodeloom"]["run_id"]]
+
+    body = {"model": flow_id, "messages": first}
+    turn1 = api.post("/v1/chat/completions", json=body, headers={"X-Chat-Id": "conv-8"})
+    later = [*first, {"role": "assistant", "content": "x"}, {"role": "user", "content": "y"}]
+    turn2 = api.post(
+        "/v1/chat/completions", json={**body, "messages": later}, headers={"X-Chat-Id": "conv-8"}
+    )
+    assert [t.headers["X-Nodeloom-Chat-Id"] for t in (turn1, turn2)] == ["conv-8", "conv-8"]
+    runs = api.get("/api/runs", params={"chat_id": "conv-8"}).json()["runs"]
+    assert len(runs) == 2
 
 
 def test_a_streamed_completion_without_tokens_sends_the_answer_as_one_delta(

@@ -4,10 +4,13 @@ timeline, cancelled, resumed, re-run; 404 for unknown ids, 409 for the wrong sta
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from nodeloom.testing.builders import graph, node
 
 from .conftest import read_frames
 from .flows import ask, shout, slow
@@ -159,3 +162,78 @@ def test_a_rerun_from_an_unknown_node_is_422(api: httpx.Client):
     response = api.post(f"/api/runs/{run_id}/rerun", json={"from_node": "nope"})
     assert response.status_code == 422, response.text
     assert "nope" in response.json()["error"]["message"]
+
+
+def code_sleeper(pid_file: Path) -> dict[str, Any]:
+    """A Code node that writes its pid and sleeps 30 s."""
+    source = (
+        "import os, time\n"
+        "def main(input, nodes):\n"
+        f"    with open({str(pid_file) + '.tmp'!r}, 'w') as f:\n"
+        "        f.write(str(os.getpid()))\n"
+        f"    os.replace({str(pid_file) + '.tmp'!r}, {str(pid_file)!r})\n"
+        "    time.sleep(30)\n"
+    )
+    return node("sleeper", "code", name="Sleeper", code=source)
+
+
+def wait_for_file(path: Path) -> int:
+    deadline = time.monotonic() + 20
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+    return int(path.read_text())
+
+
+def assert_gone(pid: int) -> None:
+    deadline = time.monotonic() + 1
+    while Path(f"/proc/{pid}").exists() and "State:\tZ" not in _status(pid):
+        assert time.monotonic() < deadline, f"process {pid} still runs"
+        time.sleep(0.01)
+
+
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "State:\tZ"
+
+
+def test_cancelling_a_run_kills_its_running_code_node_at_once(api: httpx.Client, tmp_path: Path):
+    pid_file = tmp_path / "pid"
+    flow_id = save(api, graph(code_sleeper(pid_file)))
+    run_id = api.post(f"/api/flows/{flow_id}/runs", json={}).json()["run_id"]
+    pid = wait_for_file(pid_file)
+    asked = time.monotonic()
+    cancelled = api.post(f"/api/runs/{run_id}/cancel")
+    assert cancelled.status_code == 200, cancelled.text
+    assert cancelled.json()["status"] == "cancelled"
+    assert time.monotonic() - asked < 1.5
+    assert_gone(pid)
+    types = [
+        (f.data["event_type"], f.data["node_id"])
+        for f in read_frames(api, f"/api/runs/{run_id}/events")
+    ]
+    assert ("completed", "sleeper") not in types and types[-1][0] == "run_cancelled"
+
+
+def test_a_failing_branch_stops_a_running_code_sibling_at_once(api: httpx.Client, tmp_path: Path):
+    pid_file = tmp_path / "pid"
+    fail = (
+        "import os, time\n"
+        "def main(input, nodes):\n"
+        f"    while not os.path.exists({str(pid_file)!r}):\n"
+        "        time.sleep(0.01)\n"
+        "    raise ValueError('boom')\n"
+    )
+    document = graph(code_sleeper(pid_file), node("bad", "code", name="Bad", code=fail))
+    run_id = api.post(f"/api/flows/{save(api, document)}/runs", json={}).json()["run_id"]
+    pid = wait_for_file(pid_file)
+    run = wait_for(api, run_id, "failed", within=5)
+    assert run["error"]["node_id"] == "bad"
+    assert_gone(pid)
+    frames = [f.data for f in read_frames(api, f"/api/runs/{run_id}/events")]
+    [error] = [f for f in frames if f["event_type"] == "error"]
+    assert frames[-1]["event_type"] == "run_failed"
+    assert frames[-1]["timestamp"] - error["timestamp"] < 1.0
+    assert not [f for f in frames if f["event_type"] == "completed" and f["node_id"] == "sleeper"]

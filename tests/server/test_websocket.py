@@ -114,6 +114,17 @@ def test_the_token_may_come_as_a_query_parameter(api: httpx.Client, server: Serv
         assert_whole(receive(socket), run_id, 6)
 
 
+def test_a_query_token_never_reaches_the_server_log(api: httpx.Client, server: Server):
+    run_id = start(api, shout())
+    with open_socket(server, run_id, bearer=False, token=server.token) as socket:
+        assert_whole(receive(socket), run_id, 6)
+    with pytest.raises(InvalidStatus):  # refused requests are logged too
+        open_socket(server, run_id, bearer=False, token=server.token + "x")
+    log = server.log.read_text()
+    assert f"/api/runs/{run_id}/ws?token=***" in log  # the line is there, masked
+    assert server.token not in log
+
+
 @pytest.mark.parametrize("token", [None, "nl_wrong"])
 def test_a_connection_without_a_valid_token_is_refused_with_403(
     api: httpx.Client, server: Server, token: str | None

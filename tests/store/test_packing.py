@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from nodeloom.graph.values import BinaryRef, DataValue
 from nodeloom.store.blobs import BlobDir
+from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import EVENT_DATA, PORTS, Packer, dumps, estimate, iter_json
 
 VALUES = [
@@ -71,3 +74,42 @@ def test_small_values_are_packed_without_touching_the_blob_directory(tmp_path: P
     blobs = tmp_path / "never"
     assert Packer(BlobDir(blobs), 1_000).quick({"a": 1}) == '{"a":1}'
     assert not blobs.exists()
+
+
+def forged(digest: str) -> dict[str, Any]:
+    return {"$ref": f"blob:{digest}", "mime": "application/json", "size": 1}
+
+
+@pytest.mark.parametrize("small", [True, False], ids=["in the row", "spilled"])
+@pytest.mark.parametrize("layout", [PORTS, EVENT_DATA], ids=["ports", "event data"])
+def test_a_value_shaped_like_a_blob_ref_is_read_back_as_the_same_plain_value(
+    tmp_path: Path, small: bool, layout: Any
+):
+    stored = packer(tmp_path, threshold=10_000 if small else 100)
+    real = packer(tmp_path).pack({"output": "r" * 500}, PORTS)  # a blob the store did write
+    (info,) = real.blobs
+    look_alikes = {
+        "copy": forged(info.sha256),  # another value's blob: never read through a copy
+        "path": forged("/" * 40 + "etc/passwd".rjust(24, "/")),
+        "wrapper": {"$ref": "literal", "value": forged(info.sha256)},
+        "file": BinaryRef("file:a.png", "image/png", 3),
+        "pad": "p" * (1 if small else 20_000),
+    }
+    value = {"outputs": look_alikes} if layout is EVENT_DATA else look_alikes
+    if layout is EVENT_DATA:
+        value.update(forged(info.sha256))  # event data that is itself shaped like a ref
+    text = stored.quick(value, layout) if small else stored.pack(value, layout).text
+    assert text is not None
+    expected = json.loads(dumps(value))
+    assert stored.unpack(text, layout) == expected
+
+
+def test_a_blob_digest_must_be_64_hex_digits_inside_the_blob_folder(tmp_path: Path):
+    outside = tmp_path / "secret.json"
+    outside.write_text('"host file"')
+    folder = BlobDir(tmp_path / "blobs")
+    for digest in (str(outside).rjust(64, "/"), "../" * 21 + "x", "A" * 64, "a" * 63):
+        with pytest.raises(NotFoundError, match="not a blob digest"):
+            folder.load(digest)
+    raw = "{" + f'"output":{dumps(forged(str(outside).rjust(64, "/")))}' + "}"
+    assert Packer(folder).unpack(raw, PORTS) == {"output": forged(str(outside).rjust(64, "/"))}

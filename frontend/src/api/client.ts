@@ -1,6 +1,6 @@
 // Calls to the nodeloom server: JSON in and out, the bearer token, one error type.
 
-import type { Issue } from './types'
+import type { Issue } from './models'
 
 const TOKEN_KEY = 'nodeloom.token'
 

@@ -6,7 +6,7 @@
 // when the connection drops, until the run ends or pauses.
 
 import { ApiError, authHeaders } from './client'
-import type { RunEvent } from './types'
+import type { RunEvent } from './models'
 
 export interface SseFrame {
   /** The last event id seen (this frame's `id:` or an earlier one), or null. */

@@ -12,7 +12,7 @@ import {
   type IsValidConnection,
 } from '@xyflow/react'
 import { useCallback, useEffect, useMemo, type DragEvent, type ReactNode } from 'react'
-import type { Catalogue } from '../api/types'
+import type { Catalogue } from '../api/models'
 import type { FlowEdge, FlowNode } from '../flow/types'
 import { useRunStatus } from '../state/runStatus'
 import { NodeCard } from './NodeCard'

@@ -3,7 +3,7 @@
 
 import { Handle, Position, type NodeProps } from '@xyflow/react'
 import { memo, useCallback, useState, type CSSProperties } from 'react'
-import type { Catalogue, Issue, Parameter, Port } from '../api/types'
+import type { Catalogue, Issue, Parameter, Port } from '../api/models'
 import { fieldIssues } from '../flow/issues'
 import { definitionFor, inputPorts, outputPorts } from '../flow/ports'
 import { displayName, type FlowNode } from '../flow/types'

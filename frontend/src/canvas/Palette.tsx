@@ -3,7 +3,7 @@
 
 import { useReactFlow } from '@xyflow/react'
 import { memo, useMemo, useState } from 'react'
-import type { Catalogue, NodeDefinition } from '../api/types'
+import type { Catalogue, NodeDefinition } from '../api/models'
 import { useCanvasStore } from './store'
 
 export const NODE_MIME = 'application/nodeloom-node'

@@ -2,7 +2,7 @@
 // labelled; a wired hybrid parameter is dimmed and says so.
 
 import { memo, useContext, useEffect, useState } from 'react'
-import type { Issue, Parameter } from '../api/types'
+import type { Issue, Parameter } from '../api/models'
 import { asInnerDocument } from '../flow/document'
 import { CodeField } from './CodeField'
 import { ExprField } from './ExprField'

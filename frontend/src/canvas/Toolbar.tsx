@@ -5,7 +5,7 @@ import { useReactFlow } from '@xyflow/react'
 import { useEffect, useRef, useState } from 'react'
 import type { StoreApi } from 'zustand'
 import { api } from '../api/client'
-import type { Catalogue, FlowSummary, GraphDocument, Issue } from '../api/types'
+import type { Catalogue, FlowSummary, GraphDocument, Issue } from '../api/models'
 import { useCanvas, type CanvasState } from './store'
 
 export type SaveState = 'saving' | 'dirty' | 'saved' | 'new'

@@ -4,7 +4,7 @@
 import { applyEdgeChanges, applyNodeChanges, type EdgeChange, type NodeChange } from '@xyflow/react'
 import { createContext, useContext } from 'react'
 import { createStore, useStore, type StoreApi } from 'zustand'
-import type { Catalogue, GraphDocument, Issue } from '../api/types'
+import type { Catalogue, GraphDocument, Issue } from '../api/models'
 import { copySelection, freshId, pasteClip, type Clip } from '../flow/clipboard'
 import { checkConnection, socketOfHandle } from '../flow/connections'
 import { toDocument, toFlow, type DocumentMeta } from '../flow/document'

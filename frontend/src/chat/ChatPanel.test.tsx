@@ -38,6 +38,19 @@ function event(seq: number, event_type: string, node: string | null, data: Recor
   }
 }
 
+/** The server's FlowStep frame: a node's flow_step block (no `id:`, like ChatTurn). */
+function step(node: string, status: string, summary = '', detail: Record<string, unknown> = {}) {
+  return {
+    event: 'FlowStep',
+    data: { type: 'flow_step', node_id: node, node_name: node[0].toUpperCase() + node.slice(1), node_type: 'x', status, summary, detail, duration_ms: status === 'started' ? null : 1 },
+  }
+}
+
+/** The body of the chat request(s) the panel sent. */
+function chatBodies() {
+  return calls.filter((c) => c.url.endsWith('/chat')).map((c) => c.body)
+}
+
 function reply(status: string, extra: Record<string, unknown> = {}) {
   return {
     event: 'ChatReply',
@@ -64,6 +77,7 @@ beforeEach(() => {
   )
   useCurrentFlow.setState({ flowId: 'f1', name: 'Demo', version: 1, dirty: false, save: null })
   useChat.getState().startOver()
+  useChat.getState().setTools([])
 })
 
 afterEach(() => {
@@ -89,6 +103,7 @@ describe('ChatPanel', () => {
           event(2, 'started', 'start'),
           event(3, 'completed', 'start', { outputs: { output: { message: 'hi' } }, duration_ms: 1 }),
           event(4, 'started', 'ok'),
+          step('ok', 'started'),
           event(5, 'waiting', 'ok', { kind: 'approval', prompt: 'Publish hi?', value: { message: 'hi' } }),
           event(6, 'run_paused', null, { waiting: [{ node_id: 'ok', node_name: 'Ok', kind: 'approval', prompt: 'Publish hi?' }] }),
           reply('paused', { waiting: [{ node_id: 'ok', node_name: 'Ok', kind: 'approval' }] }),
@@ -111,6 +126,17 @@ describe('ChatPanel', () => {
         ]),
     ])
     routes.push([
+      /\/api\/runs\/r1\/steps$/,
+      'GET',
+      () =>
+        new Response(
+          JSON.stringify({
+            show_flow_steps: true,
+            steps: [step('ok', 'completed', '→ approve').data, step('publish', 'started').data, step('publish', 'completed', 'published hi').data],
+          }),
+        ),
+    ])
+    routes.push([
       /\/api\/runs\/r1$/,
       'GET',
       () =>
@@ -131,14 +157,11 @@ describe('ChatPanel', () => {
     sendMessage('hi')
     const approval = await screen.findByTestId('approval')
     expect(within(approval).getByText('Publish hi?')).toBeTruthy()
-    expect(calls[0].body).toEqual({ message: 'hi', stream: true })
+    expect(chatBodies()).toEqual([{ message: 'hi', stream: true }])
     expect(useRunStatus.getState().runId).toBe('r1')
     expect(useRunStatus.getState().nodes).toEqual({ start: 'done', ok: 'waiting' })
     const cards = screen.getAllByTestId('step-card')
-    expect(cards.map((c) => [c.dataset.nodeId, c.dataset.status])).toEqual([
-      ['start', 'done'],
-      ['ok', 'waiting'],
-    ])
+    expect(cards.map((c) => [c.dataset.nodeId, c.dataset.status])).toEqual([['ok', 'waiting']])
 
     fireEvent.change(within(approval).getByLabelText('Note'), { target: { value: 'fine' } })
     await act(async () => {
@@ -151,14 +174,19 @@ describe('ChatPanel', () => {
     const follow = calls.find((c) => c.url.includes('/events'))
     expect(follow?.url).toBe('/api/runs/r1/events')
     expect(screen.queryByTestId('approval')).toBeNull()
-    expect(screen.getAllByTestId('step-card').map((c) => c.dataset.status)).toEqual(['done', 'done', 'done'])
+    await waitFor(() =>
+      expect(screen.getAllByTestId('step-card').map((c) => [c.dataset.nodeId, c.dataset.status])).toEqual([
+        ['ok', 'done'],
+        ['publish', 'done'],
+      ]),
+    )
     expect(useRunStatus.getState().nodes.publish).toBe('done')
     expect(screen.getByRole('link', { name: 'Open run' }).getAttribute('href')).toBe('#/runs/r1')
 
     // the next turn carries the chat id
     routes[0] = [/\/api\/flows\/f1\/chat$/, 'POST', () => sse([reply('completed', { answer: 'again' })])]
     sendMessage('more')
-    await waitFor(() => expect(calls.at(-1)?.body).toEqual({ message: 'more', chat_id: 'c1', stream: true }))
+    await waitFor(() => expect(chatBodies().at(-1)).toEqual({ message: 'more', chat_id: 'c1', stream: true }))
   })
 
   it('shows a failure naming the node', async () => {
@@ -169,7 +197,9 @@ describe('ChatPanel', () => {
         sse([
           { event: 'ChatTurn', data: { chat_id: 'c1', run_id: 'r1' } },
           event(1, 'started', 'bad'),
+          step('bad', 'started'),
           event(2, 'error', 'bad', { error: { code: 'expression_eval', message: 'field nope not found' }, handled: false }),
+          step('bad', 'error', 'field nope not found', { error: { code: 'expression_eval', message: 'field nope not found' } }),
           event(3, 'run_failed', null, { error: { message: 'field nope not found', node_id: 'bad', node_name: 'Bad' } }),
           reply('failed', { error: { code: 'expression_eval', message: 'field nope not found', node_id: 'bad', node_name: 'Bad' } }),
         ]),
@@ -182,12 +212,59 @@ describe('ChatPanel', () => {
     expect(screen.getByTestId('step-card').dataset.status).toBe('failed')
   })
 
+  it("renders the server's flow_step blocks as the cards, with their summaries", async () => {
+    routes.push([
+      /\/chat$/,
+      'POST',
+      () =>
+        sse([
+          { event: 'ChatTurn', data: { chat_id: 'c1', run_id: 'r1' } },
+          event(1, 'started', 'check'),
+          step('check', 'started'),
+          event(2, 'completed', 'check', { outputs: { true: { message: 'go' } } }),
+          step('check', 'completed', '→ true', { outputs: { true: { message: 'go' } } }),
+          event(3, 'skipped', 'other', { reason: "no value arrived on 'input'" }),
+          step('other', 'skipped', "no value arrived on 'input'", { reason: "no value arrived on 'input'" }),
+          event(4, 'started', 'fetch'),
+          step('fetch', 'started'),
+          event(5, 'completed', 'fetch', { outputs: { status: 200 } }),
+          step('fetch', 'completed', 'GET api.example.com → 200', { outputs: { status: 200 } }),
+          event(6, 'run_completed', null, { usage: {} }),
+          reply('completed', { answer: '{"status": 200}' }),
+        ]),
+    ])
+    render(<ChatPanel />)
+    sendMessage('go')
+    await waitFor(() => expect(screen.getByTestId('chat-answer').dataset.final).toBe('true'))
+    const cards = screen.getAllByTestId('step-card')
+    expect(cards.map((c) => [c.dataset.nodeId, c.dataset.status, c.querySelector('.step-summary')?.textContent])).toEqual([
+      ['check', 'done', '→ true'],
+      ['other', 'skipped', "no value arrived on 'input'"],
+      ['fetch', 'done', 'GET api.example.com → 200'],
+    ])
+  })
+
+  it('sends the user tools picked from those the server offers', async () => {
+    routes.push([
+      /\/api\/tools$/,
+      'GET',
+      () => new Response(JSON.stringify({ tools: [{ name: 'shop', type: 'toolset', description: 'Prices' }, { name: 'math', type: 'toolset', description: '' }] })),
+    ])
+    routes.push([/\/chat$/, 'POST', () => sse([reply('completed', { answer: 'ok' })])])
+    render(<ChatPanel />)
+    const picker = await screen.findByRole('group', { name: 'Tools' })
+    fireEvent.click(within(picker).getByLabelText('shop'))
+    sendMessage('bread?')
+    await waitFor(() => expect(screen.getByTestId('chat-answer').textContent).toBe('ok'))
+    expect(chatBodies()).toEqual([{ message: 'bread?', stream: true, tools: ['shop'] }])
+  })
+
   it('asks to save a flow that was never saved', async () => {
     useCurrentFlow.setState({ flowId: null, save: null })
     render(<ChatPanel />)
     sendMessage('x')
     expect((await screen.findByRole('alert')).textContent).toBe('Save the flow first')
-    expect(calls).toHaveLength(0)
+    expect(chatBodies()).toHaveLength(0)
   })
 
   it('saves a dirty flow before sending', async () => {

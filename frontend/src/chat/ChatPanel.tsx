@@ -1,7 +1,10 @@
-// The chat beside the canvas: send the flow a message, watch its nodes run as step cards,
-// answer what waits for a person, read the answer (the conversation lives in ./session).
+// The chat beside the canvas: send the flow a message (with the user tools picked for it),
+// watch its nodes run as step cards, answer what waits for a person, read the answer (the
+// conversation lives in ./session).
 
 import { useEffect, useRef, useState } from 'react'
+import { api } from '../api/client'
+import type { UserTool } from '../api/models'
 import { useCurrentFlow } from '../state/currentFlow'
 import { useChat } from './session'
 import { TurnView } from './TurnView'
@@ -12,7 +15,8 @@ const FINISHED = new Set(['completed', 'failed', 'cancelled'])
 export function ChatPanel() {
   const flowId = useCurrentFlow((s) => s.flowId)
   const flowName = useCurrentFlow((s) => s.name)
-  const { turns, chatId, busy, notice, send, answer, stop, startOver, openFlow } = useChat()
+  const { turns, chatId, busy, notice, send, answer, stop, startOver, openFlow, tools, setTools } = useChat()
+  const offered = useOfferedTools()
   const [text, setText] = useState('')
   const listRef = useRef<HTMLDivElement>(null)
   const stickRef = useRef(true)
@@ -85,6 +89,23 @@ export function ChatPanel() {
             {notice}
           </p>
         )}
+        {offered.length > 0 && (
+          <fieldset className="chat-tools" aria-label="Tools">
+            <legend className="muted">Tools for this chat</legend>
+            {offered.map((tool) => (
+              <label key={tool.name} title={tool.description || tool.type}>
+                <input
+                  type="checkbox"
+                  checked={tools.includes(tool.name)}
+                  onChange={(event) =>
+                    setTools(event.target.checked ? [...tools, tool.name] : tools.filter((t) => t !== tool.name))
+                  }
+                />{' '}
+                {tool.name}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <textarea
           aria-label="Message"
           placeholder="Message the flow…  (Enter sends, Shift+Enter for a new line)"
@@ -120,4 +141,19 @@ export function ChatPanel() {
       </form>
     </aside>
   )
+}
+
+/** The user tools the server offers (GET /api/tools); none when it offers none or fails. */
+function useOfferedTools(): UserTool[] {
+  const [offered, setOffered] = useState<UserTool[]>([])
+  useEffect(() => {
+    let live = true
+    api<{ tools: UserTool[] }>('/api/tools')
+      .then((answer) => live && setOffered(answer.tools))
+      .catch(() => live && setOffered([]))
+    return () => {
+      live = false
+    }
+  }, [])
+  return offered
 }

@@ -2,10 +2,12 @@
 
 import { useEffect, useState } from 'react'
 import { hrefOf } from '../app/route'
-import { JsonView } from '../runs/JsonView'
+import { JsonView } from '../components/JsonView'
+import { formatDuration } from '../components/time'
+import { ApprovalCard, InputCard } from '../components/WaitingCards'
 import './chat.css'
-import { approvalAnswer, formatDuration, inputAnswer, summaryOf } from './format'
-import type { Step, Turn, Waiting } from './model'
+import { summaryOf } from './format'
+import type { Step, Turn } from './model'
 
 const STATUS_LABEL: Record<string, string> = {
   running: 'running',
@@ -34,7 +36,7 @@ export function TurnView({
       {turn.steps.length > 0 && (
         <ol className="steps" aria-label="Steps">
           {turn.steps.map((step) => (
-            <li key={step.nodeId}>
+            <li key={step.key}>
               <StepCard step={step} />
             </li>
           ))}
@@ -101,7 +103,7 @@ function useElapsedMs(since: number | null, live: boolean): number | null {
 export function StepCard({ step }: { step: Step }) {
   const [open, setOpen] = useState(false)
   const elapsed = useElapsedMs(step.startedAt, step.status === 'running')
-  const detailId = `step-${step.nodeId.replace(/[^a-zA-Z0-9_-]/g, '_')}-detail`
+  const detailId = `step-${step.key.replace(/[^a-zA-Z0-9_-]/g, '_')}-detail`
   return (
     <div className="step-card" data-testid="step-card" data-node-id={step.nodeId} data-status={step.status}>
       <div className="step-head" onClick={() => setOpen(!open)}>
@@ -200,149 +202,4 @@ function compact(value: unknown): string {
   if (value === undefined || value === null) return ''
   const text = JSON.stringify(value)
   return text.length > 80 ? `${text.slice(0, 79)}…` : text
-}
-
-type AnswerFn = (nodeId: string, value: unknown) => Promise<void>
-
-function useSubmit(onAnswer: AnswerFn, nodeId: string) {
-  const [pending, setPending] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-  const submit = async (value: unknown) => {
-    setPending(true)
-    setError(null)
-    try {
-      await onAnswer(nodeId, value)
-    } catch (e) {
-      setError((e as Error).message)
-    } finally {
-      setPending(false)
-    }
-  }
-  return { pending, error, submit }
-}
-
-export function ApprovalCard({ waiting, onAnswer, disabled }: { waiting: Waiting; onAnswer: AnswerFn; disabled: boolean }) {
-  const [note, setNote] = useState('')
-  const { pending, error, submit } = useSubmit(onAnswer, waiting.nodeId)
-  return (
-    <div className="wait-card" data-testid="approval" data-node-id={waiting.nodeId}>
-      <div className="wait-head">
-        <span className="step-dot status-waiting" aria-hidden="true" />
-        <strong>{waiting.nodeName}</strong>
-        <span className="muted">needs approval</span>
-      </div>
-      <p className="wait-prompt">{waiting.prompt || 'Approve?'}</p>
-      {waiting.value !== undefined && waiting.value !== null && (
-        <details className="wait-value">
-          <summary>What is being approved</summary>
-          <JsonView value={waiting.value} />
-        </details>
-      )}
-      <input
-        aria-label="Note"
-        placeholder="Note (optional)"
-        value={note}
-        onChange={(event) => setNote(event.target.value)}
-        disabled={pending}
-      />
-      {error && (
-        <p className="wait-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="wait-actions">
-        <button
-          type="button"
-          className="danger"
-          disabled={pending || disabled}
-          onClick={() => void submit(approvalAnswer('reject', note))}
-        >
-          Reject
-        </button>
-        <button
-          type="button"
-          className="primary"
-          disabled={pending || disabled}
-          onClick={() => void submit(approvalAnswer('approve', note))}
-        >
-          Approve
-        </button>
-      </div>
-    </div>
-  )
-}
-
-export function InputCard({ waiting, onAnswer, disabled }: { waiting: Waiting; onAnswer: AnswerFn; disabled: boolean }) {
-  const [text, setText] = useState('')
-  const [fields, setFields] = useState<Record<string, string | boolean>>({})
-  const { pending, error, submit } = useSubmit(onAnswer, waiting.nodeId)
-  const hasFields = !!waiting.fields && waiting.fields.length > 0
-  return (
-    <form
-      className="wait-card"
-      data-testid="human-input"
-      data-node-id={waiting.nodeId}
-      onSubmit={(event) => {
-        event.preventDefault()
-        void submit(inputAnswer(waiting, text, fields))
-      }}
-    >
-      <div className="wait-head">
-        <span className="step-dot status-waiting" aria-hidden="true" />
-        <strong>{waiting.nodeName}</strong>
-        <span className="muted">asks</span>
-      </div>
-      <p className="wait-prompt">{waiting.prompt || 'Your answer?'}</p>
-      {hasFields ? (
-        waiting.fields!.map((field) =>
-          field.type === 'boolean' ? (
-            <label key={field.name} className="wait-check">
-              <input
-                type="checkbox"
-                checked={fields[field.name] === true}
-                onChange={(event) => setFields({ ...fields, [field.name]: event.target.checked })}
-              />
-              {field.label ?? field.name}
-            </label>
-          ) : (
-            <label key={field.name} className="wait-field">
-              <span>
-                {field.label ?? field.name}
-                {field.required !== false ? ' *' : ''}
-              </span>
-              <input
-                type={field.type === 'number' ? 'number' : 'text'}
-                required={field.required !== false}
-                value={String(fields[field.name] ?? '')}
-                onChange={(event) => setFields({ ...fields, [field.name]: event.target.value })}
-              />
-            </label>
-          ),
-        )
-      ) : (
-        <textarea
-          aria-label="Answer"
-          rows={2}
-          value={text}
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-              event.preventDefault()
-              event.currentTarget.form?.requestSubmit()
-            }
-          }}
-        />
-      )}
-      {error && (
-        <p className="wait-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="wait-actions">
-        <button type="submit" className="primary" disabled={pending || disabled || (!hasFields && !text.trim())}>
-          Send answer
-        </button>
-      </div>
-    </form>
-  )
 }

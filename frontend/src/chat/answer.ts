@@ -3,7 +3,7 @@
 // of each end node (no edge leaves it) that ran, as text, blank-line separated.
 
 import { api } from '../api/client'
-import type { FlowVersion, RunRecord } from '../api/types'
+import type { FlowVersion, RunRecord } from '../api/models'
 import { useCatalogue, definitionOf } from '../state/catalogue'
 import { textOf } from './format'
 

@@ -1,12 +1,12 @@
-// How a turn's parts read: a step's one-line summary, a value as text, a duration, and
-// the answers a waiting node takes (approval: {decision, note}; Human Input: text or fields).
+// How a turn's parts read: a step's one-line summary and a value as text. (Durations are
+// in components/time.ts, the answers a waiting node takes in components/waiting.ts.)
 
-import type { Step, Waiting } from './model'
+import type { Step } from './model'
 
-/** A one-line summary of a step for its card. */
+/** A one-line summary of a step for its card: the server's (its flow_step block) once the
+ * step has settled, with what the card adds (tool calls, a person's answer); while it runs,
+ * what it is doing now. */
 export function summaryOf(step: Step): string {
-  if (step.status === 'failed') return step.error?.message ?? 'failed'
-  if (step.status === 'skipped') return step.reason ? `skipped: ${step.reason}` : 'skipped'
   if (step.status === 'waiting') return step.waiting?.prompt || 'waiting for a person'
   if (step.status === 'running') {
     const busy = step.tools.filter((t) => t.status === 'running')
@@ -17,6 +17,8 @@ export function summaryOf(step: Step): string {
     }
     return step.notes.at(-1) ?? 'running…'
   }
+  if (step.status === 'failed' && step.summary === undefined) return step.error?.message ?? 'failed'
+  if (step.status === 'skipped' && step.summary === undefined) return step.reason ? `skipped: ${step.reason}` : 'skipped'
   const parts: string[] = []
   if (step.pinned) parts.push('pinned output')
   const calls = step.tools.filter((t) => t.kind === 'tool').length
@@ -31,6 +33,7 @@ export function summaryOf(step: Step): string {
     }
     return parts.join(' · ')
   }
+  if (step.summary !== undefined) return [step.summary, ...parts].join(' · ')
   const outputs = step.outputs ?? {}
   const ports = Object.keys(outputs)
   if (ports.length === 0) parts.push('no output')
@@ -53,32 +56,4 @@ export function textOf(value: unknown): string {
 function oneLine(text: string, max = 90): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || Number.isNaN(ms)) return ''
-  if (ms < 1) return '<1 ms'
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
-  const minutes = Math.floor(ms / 60_000)
-  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`
-}
-
-/** The answer an approval takes (docs/nodes/approval.md). */
-export function approvalAnswer(decision: 'approve' | 'reject', note: string) {
-  return { decision, note }
-}
-
-/** The answer a Human Input takes: free text, or its form fields by name. */
-export function inputAnswer(waiting: Waiting, text: string, fields: Record<string, string | boolean>): unknown {
-  if (!waiting.fields || waiting.fields.length === 0) return text
-  const answer: Record<string, unknown> = {}
-  for (const field of waiting.fields) {
-    const raw = fields[field.name]
-    if (field.type === 'boolean') answer[field.name] = raw === true
-    else if (field.type === 'number') {
-      if (raw !== undefined && raw !== '') answer[field.name] = Number(raw)
-    } else if (raw !== undefined && raw !== '') answer[field.name] = raw
-  }
-  return answer
 }

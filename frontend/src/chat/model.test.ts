@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api/types'
-import { formatDuration, inputAnswer, summaryOf } from './format'
-import { applyEvent, applyReply, newTurn, type Turn } from './model'
+import type { FlowStep, RunEvent } from '../api/models'
+import { formatDuration } from '../components/time'
+import { inputAnswer } from '../components/waiting'
+import { summaryOf } from './format'
+import { applyEvent, applyFlowStep, applyFlowSteps, applyReply, newTurn, type Turn } from './model'
 
 let seq = 0
 function ev(event_type: string, node: string | null, data: Record<string, unknown> = {}, timestamp = 100): RunEvent {
@@ -18,19 +20,28 @@ function ev(event_type: string, node: string | null, data: Record<string, unknow
   }
 }
 
-function play(events: RunEvent[], turn: Turn = newTurn('t', 'hi')): Turn {
-  return events.reduce(applyEvent, turn)
+/** The server's flow_step block of node `node` (src/nodeloom/flow_steps.py). */
+function block(node: string, status: FlowStep['status'], summary = '', detail: Record<string, unknown> = {}, duration_ms: number | null = null): FlowStep {
+  return { type: 'flow_step', node_id: node, node_name: node.toUpperCase(), node_type: 'prompt-template', status, summary, detail, duration_ms }
+}
+
+/** Run events and flow_step blocks, in the order a chat stream sends them. */
+function play(items: (RunEvent | FlowStep)[], turn: Turn = newTurn('t', 'hi')): Turn {
+  const isBlock = (item: RunEvent | FlowStep): item is FlowStep => (item as FlowStep).type === 'flow_step'
+  return items.reduce((t, item) => (isBlock(item) ? applyFlowStep(t, item) : applyEvent(t, item)), turn)
 }
 
 describe('chat turn model', () => {
-  it('builds step cards from started/progress/completed with duration and streamed tokens', () => {
+  it('builds step cards from the server flow_step blocks, tokens streaming meanwhile', () => {
     seq = 0
     const turn = play([
       ev('run_started', null),
       ev('started', 'llm', {}, 10),
+      block('llm', 'started'),
       ev('progress', 'llm', { token: 'Hel' }),
       ev('progress', 'llm', { token: 'lo' }),
       ev('completed', 'llm', { outputs: { output: { text: 'Hello' } }, duration_ms: 1234 }, 11.5),
+      block('llm', 'completed', 'Hello', { outputs: { output: { text: 'Hello' } } }, 1234),
       ev('run_completed', null, { usage: { total_tokens: 5 } }),
     ])
     expect(turn.status).toBe('completed')
@@ -39,14 +50,69 @@ describe('chat turn model', () => {
     const [step] = turn.steps
     expect(step.status).toBe('done')
     expect(step.durationMs).toBe(1234)
+    expect(step.tokens).toBe('Hello')
+    expect(step.outputs).toEqual({ output: { text: 'Hello' } })
     expect(summaryOf(step)).toBe('Hello')
     expect(turn.usage).toEqual({ total_tokens: 5 })
   })
 
-  it('takes the duration from the timestamps when the event has none', () => {
+  it("shows the server's summary, not one rebuilt from raw events", () => {
     seq = 0
-    const turn = play([ev('started', 'a', {}, 10), ev('completed', 'a', { outputs: {} }, 10.25)])
-    expect(turn.steps[0].durationMs).toBe(250)
+    const turn = play([
+      ev('started', 'check'),
+      ev('completed', 'check', { outputs: { true: { message: 'go' } } }),
+      ev('skipped', 'other', { reason: "'check' did not fire 'false'" }),
+    ])
+    expect(turn.steps).toEqual([])  // raw node events make no card
+    const carded = play([
+      block('check', 'started'),
+      block('check', 'completed', '→ true', { outputs: { true: { message: 'go' } } }, 0),
+      block('other', 'skipped', "'check' did not fire 'false'", { reason: "'check' did not fire 'false'" }),
+      block('fetch', 'started'),
+      block('fetch', 'completed', 'GET api.example.com → 200', {}, 340),
+    ], turn)
+    expect(carded.steps.map((s) => [s.key, s.status, summaryOf(s)])).toEqual([
+      ['check#0', 'done', '→ true'],
+      ['other#0', 'skipped', "'check' did not fire 'false'"],
+      ['fetch#0', 'done', 'GET api.example.com → 200'],
+    ])
+  })
+
+  it('gives each execution of a node its own card', () => {
+    const turn = play([
+      block('each', 'started'),
+      block('each', 'completed', 'one'),
+      block('each', 'started'),
+      block('each', 'completed', 'two'),
+    ])
+    expect(turn.steps.map((s) => [s.key, s.summary])).toEqual([
+      ['each#0', 'one'],
+      ['each#1', 'two'],
+    ])
+  })
+
+  it('takes the blocks of the ChatReply or of a recorded run once, whatever was streamed', () => {
+    const blocks = [block('a', 'completed', 'A done'), block('b', 'skipped', 'no input')]
+    const streamed = play([block('a', 'started'), blocks[0]])
+    const after = applyFlowSteps(streamed, blocks)
+    expect(after.steps.map((s) => [s.key, s.status])).toEqual([
+      ['a#0', 'done'],
+      ['b#0', 'skipped'],
+    ])
+    expect(applyFlowSteps(after, blocks).steps).toEqual(after.steps)
+  })
+
+  it("keeps an agent's tool calls as its content when the flow shows no steps", () => {
+    seq = 0
+    const turn = play([
+      ev('run_started', null),
+      ev('agent_event', 'agent', { event: 'ToolCallStarted', agent: 'A', tool: 'price', arguments: { item: 'bread' } }),
+      ev('agent_event', 'agent', { event: 'ToolCallCompleted', agent: 'A', tool: 'price', result: '3 euros', error: false }),
+      ev('progress', 'agent', { token: 'Bread costs 3 euros' }),
+      ev('run_completed', null, { usage: {} }),
+    ])
+    expect(turn.streamed).toBe('Bread costs 3 euros')
+    expect(turn.steps.map((s) => [s.nodeId, s.status, s.tools.map((t) => t.tool)])).toEqual([['agent', 'done', ['price']]])
   })
 
   it('ignores an event it has already applied', () => {
@@ -60,7 +126,9 @@ describe('chat turn model', () => {
     seq = 0
     const turn = play([
       ev('started', 'bad'),
+      block('bad', 'started'),
       ev('error', 'bad', { error: { code: 'expression_eval', message: 'field nope not found', node_id: 'bad' }, handled: false }),
+      block('bad', 'error', 'field nope not found', { error: { code: 'expression_eval', message: 'field nope not found' } }),
       ev('run_failed', null, { error: { message: 'field nope not found', node_id: 'bad', node_name: 'BAD' } }),
     ])
     expect(turn.status).toBe('failed')
@@ -72,6 +140,7 @@ describe('chat turn model', () => {
     seq = 0
     let turn = play([
       ev('started', 'ok'),
+      block('ok', 'started'),
       ev('waiting', 'ok', { kind: 'approval', prompt: 'Publish?', value: { a: 1 } }),
       ev('run_paused', null, { waiting: [{ node_id: 'ok', node_name: 'OK', kind: 'approval', prompt: 'Publish?' }] }),
     ])
@@ -80,7 +149,10 @@ describe('chat turn model', () => {
       { nodeId: 'ok', nodeName: 'OK', kind: 'approval', prompt: 'Publish?', value: undefined, fields: undefined },
     ])
     expect(turn.steps[0].status).toBe('waiting')
-    turn = play([ev('run_resumed', null), ev('resumed', 'ok', { input: { decision: 'approve', note: '' } }), ev('completed', 'ok', { outputs: {} })], turn)
+    turn = play(
+      [ev('run_resumed', null), ev('resumed', 'ok', { input: { decision: 'approve', note: '' } }), ev('completed', 'ok', { outputs: {} }), block('ok', 'completed', '→ output')],
+      turn,
+    )
     expect(turn.waiting).toEqual([])
     expect(turn.steps[0].status).toBe('done')
     expect(turn.steps[0].answer).toEqual({ decision: 'approve', note: '' })
@@ -90,6 +162,7 @@ describe('chat turn model', () => {
     seq = 0
     const turn = play([
       ev('started', 'agent'),
+      block('agent', 'started'),
       ev('agent_event', 'agent', { event: 'ToolCallStarted', agent: 'A', tool: 'city_facts', arguments: { city: 'Lima' } }),
       ev('agent_event', 'agent', { event: 'ToolCallCompleted', agent: 'A', tool: 'city_facts', arguments: { city: 'Lima' }, result: '{"x":1}', error: false }),
       ev('agent_event', 'agent', { event: 'MemberRunStarted', agent: 'Planner' }),
@@ -151,10 +224,10 @@ describe('step summaries', () => {
   it('says what a person answered', () => {
     seq = 0
     const turn = play([
-      ev('started', 'ok'),
+      block('ok', 'started'),
       ev('waiting', 'ok', { kind: 'approval', prompt: 'Ship?' }),
       ev('resumed', 'ok', { input: { decision: 'reject', note: 'too long' } }),
-      ev('completed', 'ok', { outputs: { decision: { decision: 'reject' } } }),
+      block('ok', 'completed', '→ decision', { outputs: { decision: { decision: 'reject' } } }),
     ])
     expect(summaryOf(turn.steps[0])).toBe('rejected · “too long”')
   })

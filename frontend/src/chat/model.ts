@@ -1,8 +1,14 @@
-// A chat turn as the panel shows it, built from the run's events (seed 003): the user's
-// message, the answer growing token by token, one step card per node, what waits for a
-// person, the error. Plain functions over plain data, so they are tested without a DOM.
+// A chat turn as the panel shows it (seed 003): the user's message, the answer growing
+// token by token, one step card per node execution, what waits for a person, the error.
+// The cards come from the server's `flow_step` blocks (FlowStep frames of the chat stream,
+// the ChatReply's `steps`); the run's raw events only add the agents' content (tokens,
+// tool calls) and what waits for a person. Plain functions over plain data, so they are
+// tested without a DOM.
 
-import type { RunEvent } from '../api/types'
+import type { FlowStep, RunEvent } from '../api/models'
+import type { Waiting } from '../components/waiting'
+
+export type { Waiting }
 
 export type StepStatus = 'running' | 'done' | 'skipped' | 'failed' | 'waiting'
 
@@ -18,16 +24,9 @@ export interface ToolCall {
   status: 'running' | 'done' | 'failed'
 }
 
-export interface Waiting {
-  nodeId: string
-  nodeName: string
-  kind: string
-  prompt: string
-  value?: unknown
-  fields?: { name: string; label?: string; type?: string; required?: boolean }[]
-}
-
 export interface Step {
+  /** nodeId#n: the n-th execution of the node in this turn. */
+  key: string
   nodeId: string
   nodeName: string
   nodeType: string
@@ -39,6 +38,8 @@ export interface Step {
   error?: { message: string; code?: string }
   pinned?: boolean
   reason?: string
+  /** The server's one-line summary of the step (its flow_step block). */
+  summary?: string
   tokens: string
   tools: ToolCall[]
   notes: string[]
@@ -117,6 +118,8 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
     case 'run_completed':
       next.status = 'completed'
       next.waiting = []
+      // Cards no block settles (an agent's content when the flow shows no steps) end with the run.
+      next.steps = next.steps.map((s) => (s.status === 'running' && s.summary === undefined ? { ...s, status: 'done' } : s))
       if (data.usage && typeof data.usage === 'object') next.usage = data.usage as Record<string, number>
       return next
     case 'run_failed':
@@ -138,35 +141,24 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
     }
   }
   if (!event.node_id) return next
-  const index = next.steps.findIndex((s) => s.nodeId === event.node_id)
-  const existing: Step =
-    index >= 0
-      ? next.steps[index]
-      : {
-          nodeId: event.node_id,
-          nodeName: event.node_name ?? event.node_id,
-          nodeType: event.node_type ?? '',
-          status: 'running',
-          startedAt: null,
-          finishedAt: null,
-          durationMs: null,
-          tokens: '',
-          tools: [],
-          notes: [],
-        }
-  const step: Step = { ...existing }
+  if (event.event_type === 'progress' && typeof data.token === 'string') next.streamed += data.token
+  if (event.event_type === 'error' && data.handled !== true) {
+    const error = errorOf(data.error)
+    next.error = { message: error.message, nodeId: event.node_id, nodeName: event.node_name ?? event.node_id }
+  }
+  // The agents' content joins the node's card; an agent's card is made for it if the
+  // flow shows no steps (Chat Start's showFlowSteps off).
+  let index = next.steps.findLastIndex((s) => s.nodeId === event.node_id)
+  if (index < 0 && event.event_type !== 'agent_event') return next
+  if (index < 0) {
+    next.steps = [...next.steps, blankStep(next.steps, event.node_id, event.node_name, event.node_type)]
+    index = next.steps.length - 1
+  }
+  const step: Step = { ...next.steps[index] }
   switch (event.event_type) {
-    case 'started':
-      step.status = 'running'
-      step.startedAt = event.timestamp
-      step.finishedAt = null
-      step.durationMs = null
-      step.error = undefined
-      break
     case 'progress':
       if (typeof data.token === 'string') {
         step.tokens += data.token
-        next.streamed += data.token
       } else if (typeof data.message === 'string') {
         step.notes = [...step.notes, data.message]
       } else if (data.iteration !== undefined) {
@@ -175,32 +167,6 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
         const retry = data.retry as Record<string, unknown>
         step.notes = [...step.notes, `retry ${String(retry.attempt ?? '')}: ${errorOf(retry.error).message}`]
       }
-      break
-    case 'completed':
-      step.status = 'done'
-      step.finishedAt = event.timestamp
-      step.outputs = (data.outputs as Record<string, unknown> | undefined) ?? {}
-      step.pinned = data.pinned === true
-      step.durationMs =
-        typeof data.duration_ms === 'number'
-          ? data.duration_ms
-          : step.startedAt !== null
-            ? (event.timestamp - step.startedAt) * 1000
-            : null
-      step.waiting = undefined
-      break
-    case 'error': {
-      const error = errorOf(data.error)
-      step.status = 'failed'
-      step.finishedAt = event.timestamp
-      step.error = { message: error.message, code: (data.error as { code?: string } | undefined)?.code }
-      if (step.startedAt !== null) step.durationMs = (event.timestamp - step.startedAt) * 1000
-      if (data.handled !== true) next.error = { message: error.message, nodeId: event.node_id, nodeName: step.nodeName }
-      break
-    }
-    case 'skipped':
-      step.status = 'skipped'
-      step.reason = str(data.reason)
       break
     case 'waiting': {
       step.status = 'waiting'
@@ -218,8 +184,83 @@ export function applyEvent(turn: Turn, event: RunEvent): Turn {
     case 'agent_event':
       step.tools = toolsAfter(step.tools, data)
       break
+    default:
+      return next
   }
-  next.steps = index >= 0 ? next.steps.map((s, i) => (i === index ? step : s)) : [...next.steps, step]
+  next.steps = next.steps.map((s, i) => (i === index ? step : s))
+  return next
+}
+
+function blankStep(steps: Step[], nodeId: string, nodeName?: string | null, nodeType?: string | null): Step {
+  const n = steps.filter((s) => s.nodeId === nodeId).length
+  return {
+    key: `${nodeId}#${n}`,
+    nodeId,
+    nodeName: nodeName ?? nodeId,
+    nodeType: nodeType ?? '',
+    status: 'running',
+    startedAt: null,
+    finishedAt: null,
+    durationMs: null,
+    tokens: '',
+    tools: [],
+    notes: [],
+  }
+}
+
+const BLOCK_STATUS: Record<FlowStep['status'], StepStatus> = {
+  started: 'running',
+  completed: 'done',
+  error: 'failed',
+  skipped: 'skipped',
+}
+
+/** Applies the server's flow_step block to the turn's cards: a `started` block opens a
+ * card for the node's next execution; the other statuses settle its open card (or add one:
+ * a skipped node never started). Answers a new turn. */
+export function applyFlowStep(turn: Turn, block: FlowStep, now: number = Date.now() / 1000): Turn {
+  // The node's open card: one no block has settled yet.
+  const open = turn.steps.findLastIndex((s) => s.nodeId === block.node_id && s.summary === undefined)
+  let steps = turn.steps
+  let index = open
+  if (index < 0 || (block.status === 'started' && turn.steps[index].startedAt !== null)) {
+    steps = [...steps, blankStep(steps, block.node_id, block.node_name, block.node_type)]
+    index = steps.length - 1
+  }
+  const step: Step = { ...steps[index], nodeName: block.node_name ?? block.node_id, nodeType: block.node_type ?? '' }
+  const detail = (block.detail ?? {}) as Record<string, unknown>
+  if (block.status === 'started') {
+    step.startedAt = step.startedAt ?? now
+    step.status = step.status === 'waiting' ? 'waiting' : 'running'
+  } else {
+    step.status = BLOCK_STATUS[block.status]
+    step.summary = block.summary
+    step.durationMs = block.duration_ms ?? null
+    step.finishedAt = now
+    step.waiting = undefined
+    if (detail.outputs && typeof detail.outputs === 'object') step.outputs = detail.outputs as Record<string, unknown>
+    if (block.status === 'error') {
+      step.error = { message: block.summary, code: (detail.error as { code?: string } | undefined)?.code }
+    }
+    if (block.status === 'skipped') step.reason = typeof detail.reason === 'string' ? detail.reason : block.summary
+  }
+  return { ...turn, steps: steps.map((s, i) => (i === index ? step : s)) }
+}
+
+/** The turn's cards after the complete list of its flow_step blocks (the ChatReply's
+ * `steps`, or GET /api/runs/{id}/steps): blocks already applied are not applied again. */
+export function applyFlowSteps(turn: Turn, blocks: FlowStep[]): Turn {
+  const settled = (s: Step) => s.summary !== undefined
+  let next = turn
+  const seen: Record<string, number> = {}
+  for (const block of blocks) {
+    const n = seen[block.node_id] ?? 0
+    seen[block.node_id] = n + 1
+    const mine = next.steps.filter((s) => s.nodeId === block.node_id)[n]
+    if (mine && settled(mine)) continue
+    if (mine && block.status === 'started') continue
+    next = applyFlowStep(next, block)
+  }
   return next
 }
 
@@ -298,10 +339,13 @@ export interface ChatReply {
   error: Record<string, unknown> | null
   run_url: string
   events_url: string
+  /** The turn's flow_step blocks (none when Chat Start's showFlowSteps is off). */
+  steps?: FlowStep[]
 }
 
 export function applyReply(turn: Turn, reply: ChatReply): Turn {
-  const next: Turn = { ...turn, runId: reply.run_id, status: reply.status, usage: reply.usage ?? turn.usage }
+  const withSteps = reply.steps?.length ? applyFlowSteps(turn, reply.steps) : turn
+  const next: Turn = { ...withSteps, runId: reply.run_id, status: reply.status, usage: reply.usage ?? turn.usage }
   if (reply.answer !== null && reply.answer !== undefined) next.answer = reply.answer
   if (reply.status === 'failed' && reply.error) next.error = errorOf(reply.error)
   if (reply.status === 'paused' && next.waiting.length === 0) {

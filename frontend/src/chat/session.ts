@@ -1,18 +1,20 @@
 // The conversation with the flow open in the editor. A store outside the panel, so the
 // conversation (and a run it follows) survives a visit to the run history and back.
-// Sending posts POST /api/flows/{id}/chat with `stream: true` and reads its frames
-// (ChatTurn, the run's events, ChatReply); answering a waiting node resumes the run and
-// follows GET /api/runs/{id}/events from the last event seen. The live run's node states go
+// Sending posts POST /api/flows/{id}/chat with `stream: true` (and the user tools picked
+// for the turn) and reads its frames (ChatTurn, the run's events, each node's FlowStep
+// block, ChatReply); answering a waiting node resumes the run, follows GET
+// /api/runs/{id}/events from the last event seen, then takes the run's flow_step blocks
+// from GET /api/runs/{id}/steps. The live run's node states go
 // to useRunStatus so the canvas marks its nodes.
 
 import { create } from 'zustand'
 import { api, ApiError } from '../api/client'
 import { eventOf, followRunEvents, streamSse } from '../api/stream'
-import type { RunEvent } from '../api/types'
+import type { FlowStep, RunEvent, RunSteps } from '../api/models'
 import { useCurrentFlow } from '../state/currentFlow'
 import { useRunStatus } from '../state/runStatus'
 import { answerOfRun } from './answer'
-import { applyEvent, applyReply, newTurn, type ChatReply, type Turn } from './model'
+import { applyEvent, applyFlowStep, applyFlowSteps, applyReply, newTurn, type ChatReply, type Turn } from './model'
 
 interface ChatSession {
   /** The flow this conversation is with (null before the first message). */
@@ -21,6 +23,9 @@ interface ChatSession {
   turns: Turn[]
   busy: boolean
   notice: string | null
+  /** The user tools picked for the next turns (names from GET /api/tools). */
+  tools: string[]
+  setTools: (tools: string[]) => void
   /** Sends a message; resolves false when it was not sent (nothing to send, busy, not saved). */
   send: (message: string) => Promise<boolean>
   /** Answers a waiting node of a turn's run and follows the run; throws the server's refusal. */
@@ -54,6 +59,19 @@ export const useChat = create<ChatSession>((set, get) => {
     commit(next)
   }
 
+  /** After following a run's events (no FlowStep frames there), its flow_step blocks. */
+  const finishSteps = async (key: string) => {
+    const turn = turnOf(key)
+    if (!turn?.runId) return
+    try {
+      const served = await api<RunSteps>(`/api/runs/${encodeURIComponent(turn.runId)}/steps`)
+      const now = turnOf(key)
+      if (now && served.show_flow_steps) commit(applyFlowSteps(now, served.steps))
+    } catch {
+      // the cards stay as they were
+    }
+  }
+
   /** After a resumed run ended (no ChatReply then), the answer it produced. */
   const finishAnswer = async (key: string) => {
     const turn = turnOf(key)
@@ -72,6 +90,7 @@ export const useChat = create<ChatSession>((set, get) => {
     const turn = turnOf(key)
     if (!turn?.runId) return
     await followRunEvents(turn.runId, (event) => onEvent(key, event), { fromSeq: turn.lastSeq + 1, signal })
+    await finishSteps(key)
     await finishAnswer(key)
   }
 
@@ -94,6 +113,8 @@ export const useChat = create<ChatSession>((set, get) => {
     turns: [],
     busy: false,
     notice: null,
+    tools: [],
+    setTools: (tools) => set({ tools }),
 
     send: async (text) => {
       const message = text.trim()
@@ -129,6 +150,9 @@ export const useChat = create<ChatSession>((set, get) => {
               useRunStatus.getState().reset(started.run_id)
               const turn = turnOf(key)
               if (turn) commit({ ...turn, runId: started.run_id, status: 'running' })
+            } else if (frame.event === 'FlowStep') {
+              const turn = turnOf(key)
+              if (turn) commit(applyFlowStep(turn, JSON.parse(frame.data) as FlowStep))
             } else if (frame.event === 'ChatReply') {
               const reply = JSON.parse(frame.data) as ChatReply
               replied = true
@@ -142,7 +166,12 @@ export const useChat = create<ChatSession>((set, get) => {
           },
           {
             method: 'POST',
-            json: { message, chat_id: get().chatId ?? undefined, stream: true },
+            json: {
+              message,
+              chat_id: get().chatId ?? undefined,
+              stream: true,
+              tools: get().tools.length ? get().tools : undefined,
+            },
             signal: mine.signal,
           },
         )

@@ -1,129 +1,105 @@
+// The connection rule's shared cases (connection-cases.json), run against the editor's
+// checkConnection. The engine's pytest (tests/graph/test_connection_cases.py) runs the
+// same file against src/nodeloom/graph, and checks the file's catalogue is the engine's.
+
 import { describe, expect, it } from 'vitest'
-import { canConnectSockets, checkConnection } from './connections'
-import { catalogue, flowNode } from './testCatalogue'
-import type { FlowEdge } from './types'
+import type { Catalogue, NodeDefinition, Parameter, Port } from '../api/models'
+import cases from './connection-cases.json'
+import { canConnectSockets, checkConnection, socketRefusal } from './connections'
+import { flowNode } from './testCatalogue'
+import type { FlowEdge, Wire } from './types'
 
-const nodes = [
-  flowNode('start', 'chat-start'),
-  flowNode('tpl', 'prompt-template'),
-  flowNode('tpl2', 'prompt-template'),
-  flowNode('merge', 'merge'),
-  flowNode('agent', 'agent'),
-  flowNode('sub', 'agent'),
-  flowNode('tools', 'toolset'),
-  flowNode('tools2', 'toolset'),
-  flowNode('model', 'model-selector'),
-  flowNode('http', 'http-request'),
-  flowNode('switch', 'switch', { cases: ['a', 'b'] }),
-  flowNode('each', 'prompt-template', { activation: 'each' }),
-]
-const edge = (id: string, source: string, target: string, sourceHandle = 'output', targetHandle = 'input'): FlowEdge => ({
-  id, source, target, sourceHandle, targetHandle,
-})
-const check = (edges: FlowEdge[], source: string, target: string, sourceHandle = 'output', targetHandle = 'input') =>
-  checkConnection(catalogue, nodes, edges, { source, target, sourceHandle, targetHandle })
+interface CasePort { id: string; socket: string; multiple: boolean; repeat?: string }
+interface CaseNode {
+  id: string
+  execution_mode: NodeDefinition['execution_mode']
+  inputs: CasePort[]
+  outputs: CasePort[]
+  parameters: { id: string; type: Parameter['type']; hybrid: boolean; socket?: string }[]
+}
+interface WireCase {
+  it: string
+  edges?: string[]
+  wire: string
+  ok: boolean
+  code?: string
+  reason?: string
+  ui_reason?: string
+  only?: 'ui' | 'engine'
+}
+interface CasesFile {
+  catalogue: { nodes: CaseNode[]; socket_types: { id: string; structural: boolean }[]; coercions: { from: string; to: string }[] }
+  sockets: [string, string, boolean][]
+  refusals: [string, string, string][]
+  nodes: { id: string; type: string; data?: Record<string, unknown> }[]
+  wires: WireCase[]
+}
 
-describe('canConnectSockets mirrors sockets.can_connect', () => {
-  it.each([
-    ['data', 'data', true],
-    ['data', 'string', true],
-    ['string', 'data', true],
-    ['int', 'float', true],
-    ['float', 'int', false],
-    ['agent', 'tools', true],
-    ['tools', 'agent', false],
-    ['data', 'tools', false],
-    ['tools', 'data', false],
-    ['model', 'string', false],
-  ])('%s -> %s is %s', (source, target, expected) => {
+const file = cases as unknown as CasesFile // JSON imports are typed wider than the file is
+
+const port = (p: CasePort): Port => ({ label: p.id, required: false, ...p })
+
+/** The served catalogue, filled out from the part of it the rule reads. */
+const catalogue: Catalogue = {
+  nodes: file.catalogue.nodes.map((n) => ({
+    id: n.id, name: n.id, category: 'flow', description: '', icon: 'Box',
+    execution_mode: n.execution_mode,
+    inputs: n.inputs.map(port),
+    outputs: n.outputs.map(port),
+    main_output: n.outputs[0]?.id ?? 'output',
+    parameters: n.parameters.map((p) => ({ label: p.id, default: null, required: false, ...p })),
+    side_effects: 'pure', streaming: false, trigger: false, interactive: false, output_shape: null,
+  })),
+  common_parameters: [],
+  socket_types: file.catalogue.socket_types.map((s) => ({ ...s, color: '#888', shape: 'circle', description: '' })),
+  coercions: file.catalogue.coercions,
+  failures: [],
+}
+
+const nodes = file.nodes.map((n) => flowNode(n.id, n.type, n.data ?? {}))
+
+const WIRE = /^(?:([\w-]+): )?([\w-]+)\.([\w-]+) -> ([\w-]+)\.([\w-]+)$/
+
+function wireOf(text: string): Wire & { id: string } {
+  const match = WIRE.exec(text)
+  if (!match) throw new Error(`a wire is written 'id: source.handle -> target.handle', got '${text}'`)
+  const [, id, source, sourceHandle, target, targetHandle] = match
+  return { id: id ?? 'new', source, sourceHandle, target, targetHandle }
+}
+
+describe('canConnectSockets (sockets.can_connect)', () => {
+  it.each(file.sockets)('%s -> %s connects: %s', (source, target, expected) => {
     expect(canConnectSockets(catalogue, source, target)).toBe(expected)
   })
+
+  it.each(file.refusals)('a refused %s -> %s says what it connects to', (source, target, pattern) => {
+    expect(socketRefusal(catalogue, source, target)).toMatch(new RegExp(pattern))
+  })
 })
 
-describe('checkConnection', () => {
-  it('accepts a spine wire', () => {
-    expect(check([], 'start', 'tpl')).toEqual({ ok: true })
-  })
+describe('checkConnection (validation._check_edges, structure.find_structure)', () => {
+  const applies = file.wires.filter((c) => c.only !== 'engine')
 
-  it('refuses a self loop unless the node runs on each value', () => {
-    const result = check([], 'tpl', 'tpl')
+  it.each(applies.map((c) => [c.it, c] as const))('%s', (_, c) => {
+    const edges: FlowEdge[] = (c.edges ?? []).map(wireOf)
+    const result = checkConnection(catalogue, nodes, edges, wireOf(c.wire))
+    if (c.ok) {
+      expect(result).toEqual({ ok: true })
+      return
+    }
     expect(result.ok).toBe(false)
-    expect(!result.ok && result.reason).toMatch(/itself/)
-    expect(check([], 'each', 'each')).toEqual({ ok: true })
+    const reason = result.ok ? '' : result.reason
+    expect(reason).toMatch(new RegExp(c.reason ?? ''))
+    if (c.ui_reason) expect(reason).toMatch(new RegExp(c.ui_reason))
   })
 
-  it('refuses a second edge into a single port', () => {
-    const result = check([edge('e1', 'start', 'tpl')], 'tpl2', 'tpl')
-    expect(result.ok).toBe(false)
-    expect(!result.ok && result.reason).toMatch(/already has an incoming edge \('e1'\).*Merge/)
+  it('reads every case of the shared file', () => {
+    expect(applies.length).toBeGreaterThanOrEqual(25)
+    expect(file.wires.filter((c) => c.ok).length).toBeGreaterThan(5)
   })
 
-  it('lets a multiple port take many edges', () => {
-    expect(check([edge('e1', 'start', 'merge')], 'tpl', 'merge')).toEqual({ ok: true })
-    const tools = [edge('e1', 'tools', 'agent', 'tools', 'tools')]
-    expect(check(tools, 'tools2', 'agent', 'tools', 'tools')).toEqual({ ok: true })
-  })
-
-  it('refuses the same wire twice', () => {
-    const result = check([edge('e1', 'start', 'merge')], 'start', 'merge')
-    expect(!result.ok && result.reason).toMatch(/already connected/)
-  })
-
-  it('keeps the structural sockets to structural ones', () => {
-    const result = check([], 'tools', 'tpl', 'tools', 'input')
-    expect(result.ok).toBe(false)
-    expect(!result.ok && result.reason).toMatch(/'tools' socket cannot connect to a 'data' socket/)
-    expect(check([], 'start', 'agent', 'output', 'tools').ok).toBe(false)
-  })
-
-  it('coerces agent into tools (a sub-agent)', () => {
-    expect(check([], 'sub', 'agent', 'agent', 'tools')).toEqual({ ok: true })
-  })
-
-  it('wires typed sockets into hybrid parameters with coercion', () => {
-    expect(check([], 'model', 'agent', 'model', 'model')).toEqual({ ok: true })
-    expect(check([], 'http', 'agent', 'status', 'temperature')).toEqual({ ok: true }) // int -> float
-    expect(check([], 'http', 'agent', 'status', 'instructions')).toEqual({ ok: true }) // int -> string
-    expect(check([], 'start', 'agent', 'output', 'instructions')).toEqual({ ok: true }) // data -> string
-    const refused = check([], 'model', 'agent', 'model', 'instructions')
-    expect(!refused.ok && refused.reason).toMatch(/'model' socket cannot connect to a 'string' socket; 'model' connects to: model, any/)
-  })
-
-  it('knows repeated outputs and unknown handles', () => {
-    expect(check([], 'switch', 'tpl', 'case-1', 'input')).toEqual({ ok: true })
-    const result = check([], 'switch', 'tpl', 'case-2', 'input')
-    expect(!result.ok && result.reason).toMatch(/no output port 'case-2'.*case-0, case-1, default/)
-    const target = check([], 'start', 'tpl', 'output', 'nope')
-    expect(!target.ok && target.reason).toMatch(/no input port 'nope'/)
-  })
-
-  it('has the error port only when on_error is error_output', () => {
-    const withError = [...nodes, flowNode('x', 'prompt-template', { on_error: 'error_output' })]
-    expect(checkConnection(catalogue, withError, [], { source: 'x', sourceHandle: 'error', target: 'tpl', targetHandle: 'input' })).toEqual({ ok: true })
-    expect(check([], 'tpl2', 'tpl', 'error', 'input').ok).toBe(false)
-  })
-
-  it('keeps tools off the spine (structural_on_spine)', () => {
-    const toolEdge = [edge('t1', 'sub', 'agent', 'agent', 'tools')]
-    const intoTool = check(toolEdge, 'start', 'sub')
-    expect(!intoTool.ok && intoTool.reason).toMatch(/cannot also sit on the data spine/)
-    const spineFirst = check([edge('s1', 'start', 'sub')], 'sub', 'agent', 'agent', 'tools')
-    expect(!spineFirst.ok && spineFirst.reason).toMatch(/is on the data spine \(edge 's1'\)/)
-    expect(check([], 'tools', 'tpl', 'tools', 'input').ok).toBe(false)
-  })
-
-  it('gives a sub-agent one parent (multiple_parents)', () => {
-    const extra = [...nodes, flowNode('agent2', 'agent')]
-    const result = checkConnection(catalogue, extra, [edge('t1', 'sub', 'agent', 'agent', 'tools')], {
-      source: 'sub', sourceHandle: 'agent', target: 'agent2', targetHandle: 'tools',
-    })
-    expect(!result.ok && result.reason).toMatch(/one parent/)
-  })
-
-  it('feeds a sub-agent side socket only from nodes built before the flow (structural_wire)', () => {
-    const toolEdge = [edge('t1', 'sub', 'agent', 'agent', 'tools')]
-    const fromFlow = check(toolEdge, 'http', 'sub', 'status', 'temperature')
-    expect(!fromFlow.ok && fromFlow.reason).toMatch(/compiled before the flow runs/)
-    expect(check(toolEdge, 'model', 'sub', 'model', 'model')).toEqual({ ok: true })
+  it('ignores the edge being reconnected', () => {
+    const edges = [wireOf('e1: start.output -> tpl.input')]
+    expect(checkConnection(catalogue, nodes, edges, wireOf('tpl2.output -> tpl.input'), 'e1')).toEqual({ ok: true })
   })
 })

@@ -1,8 +1,10 @@
 // The one connection rule of the canvas (React Flow's isValidConnection and onConnect both
-// call checkConnection). It mirrors the engine exactly: src/nodeloom/graph/sockets.py
-// (can_connect, connection_refusal) and validation.py (_check_edges).
+// call checkConnection). It is the engine's rule, src/nodeloom/graph/sockets.py (can_connect,
+// connection_refusal), edge_checks.py (check_edges) and structure.py, run before the wire
+// exists; connection-cases.json holds its cases, which this suite and the engine's pytest
+// (tests/graph/test_connection_cases.py) both run, so the two cannot drift apart.
 
-import type { Catalogue } from '../api/types'
+import type { Catalogue } from '../api/models'
 import { definitionFor, inputPorts, outputPorts } from './ports'
 import { displayName, type FlowEdge, type FlowNode, type Wire } from './types'
 

@@ -1,7 +1,7 @@
 // Native document (docs/formats/native.md) <-> React Flow nodes and edges. Every field of
 // the document that the canvas does not use is kept and written back on save.
 
-import type { GraphDocument, GraphEdge, GraphNode } from '../api/types'
+import type { GraphDocument, GraphEdge, GraphNode } from '../api/models'
 import type { FlowEdge, FlowGraph, FlowNode } from './types'
 
 /** The document without its nodes and edges (name, description, variables, limits, ...). */

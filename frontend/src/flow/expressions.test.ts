@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { NodeDefinition } from '../api/types'
+import type { NodeDefinition } from '../api/models'
 import { applyCompletion, completionsAt, outputFields, type ExpressionContext } from './expressions'
 
 const context: ExpressionContext = {

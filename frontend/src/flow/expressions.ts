@@ -1,7 +1,7 @@
 // Expression autocomplete (docs/expressions.md): inside `{{ ... }}` offer $json, the
 // fields of upstream nodes' outputs, $vars and $credentials. Pure functions, no React.
 
-import type { Catalogue, NodeDefinition } from '../api/types'
+import type { Catalogue, NodeDefinition } from '../api/models'
 import { definitionFor, mainOutput } from './ports'
 import { displayName, type FlowEdge, type FlowNode } from './types'
 

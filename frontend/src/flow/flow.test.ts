@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { GraphDocument } from '../api/types'
+import type { GraphDocument } from '../api/models'
 import { copySelection, pasteClip } from './clipboard'
 import { toDocument, toFlow } from './document'
 import { emptyHistory, push, redo, undo } from './history'

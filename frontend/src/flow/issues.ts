@@ -1,7 +1,7 @@
 // Validation issues pinned where they belong: on a node (and its field) or an edge. Inside
 // a Loop body the engine names nodes `<loop id>/<inner id>`; `prefix` picks that level.
 
-import type { Issue } from '../api/types'
+import type { Issue } from '../api/models'
 
 export interface PinnedIssues {
   byNode: Record<string, Issue[]>

@@ -2,7 +2,7 @@
 // src/nodeloom): repeated outputs expanded from their parameter, the `error` port when
 // on_error is error_output, and each hybrid parameter as an input port (socket = its type).
 
-import type { Catalogue, NodeDefinition, Port } from '../api/types'
+import type { Catalogue, NodeDefinition, Port } from '../api/models'
 
 export const ERROR_PORT = 'error'
 

@@ -1,6 +1,6 @@
 // A small catalogue for the flow/ tests: the shapes of /api/nodes, a few node types.
 
-import type { Catalogue, NodeDefinition, Parameter, Port } from '../api/types'
+import type { Catalogue, NodeDefinition, Parameter, Port } from '../api/models'
 import type { FlowNode } from './types'
 
 const port = (id: string, socket: string, extra: Partial<Port> = {}): Port => ({

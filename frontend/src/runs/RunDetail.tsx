@@ -4,13 +4,12 @@
 import { useCallback, useEffect, useState } from 'react'
 import { api } from '../api/client'
 import { followRunEvents } from '../api/stream'
-import type { FlowVersion, RunRecord } from '../api/types'
+import type { FlowVersion, RunRecord } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
-import { formatDuration } from '../chat/format'
-import type { Waiting } from '../chat/model'
-import { ApprovalCard, InputCard } from '../chat/TurnView'
-import { JsonView } from './JsonView'
-import { formatTime } from './RunHistory'
+import { JsonView } from '../components/JsonView'
+import { formatDuration, formatTime } from '../components/time'
+import type { Waiting } from '../components/waiting'
+import { ApprovalCard, InputCard } from '../components/WaitingCards'
 import { pinOutputs, pinnedOf, unpinOutputs } from './pin'
 
 export interface TimelineEntry {

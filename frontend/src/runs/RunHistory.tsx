@@ -2,9 +2,9 @@
 
 import { useCallback, useEffect, useState } from 'react'
 import { api } from '../api/client'
-import type { FlowSummary, RunRecord, RunStatus } from '../api/types'
+import type { FlowSummary, RunRecord, RunStatus } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
-import { formatDuration } from '../chat/format'
+import { formatDuration, formatTime } from '../components/time'
 import { RunDetail } from './RunDetail'
 import './runs.css'
 
@@ -23,23 +23,6 @@ export function useFlows() {
       .catch(() => setFlows([]))
   }, [])
   return flows
-}
-
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—'
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return iso
-  const today = new Date()
-  const sameDay = date.toDateString() === today.toDateString()
-  return sameDay
-    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
-    : date.toLocaleString(undefined, {
-        year: 'numeric',
-        month: 'short',
-        day: 'numeric',
-        hour: '2-digit',
-        minute: '2-digit',
-      })
 }
 
 export function runQuery(filters: { statuses: RunStatus[]; flowId: string; chatId: string; offset: number; limit: number }): string {

@@ -3,7 +3,7 @@
 // version of the flow, made from its latest version (so later edits are kept).
 
 import { api } from '../api/client'
-import type { FlowVersion, GraphDocument } from '../api/types'
+import type { FlowVersion, GraphDocument } from '../api/models'
 
 export function pinnedOf(document: GraphDocument, nodeId: string): Record<string, unknown> | undefined {
   const node = document.nodes.find((n) => n.id === nodeId)

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api } from '../api/client'
-import { formatTime } from '../runs/RunHistory'
+import { formatTime } from '../components/time'
 import './settings.css'
 
 interface Credential {

@@ -2,7 +2,7 @@
 
 import { create } from 'zustand'
 import { api } from '../api/client'
-import type { Catalogue, NodeDefinition, SocketType } from '../api/types'
+import type { Catalogue, NodeDefinition, SocketType } from '../api/models'
 
 interface CatalogueState {
   catalogue: Catalogue | null

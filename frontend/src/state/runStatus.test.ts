@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
 import { useRunStatus } from './runStatus'
 
 function event(event_type: string, node_id: string | null = null): RunEvent {

@@ -2,7 +2,7 @@
 // events, the canvas reads it to mark each node running, done, skipped, failed or waiting.
 
 import { create } from 'zustand'
-import type { RunEvent } from '../api/types'
+import type { RunEvent } from '../api/models'
 
 export type NodeRunStatus = 'running' | 'done' | 'skipped' | 'failed' | 'waiting'
 

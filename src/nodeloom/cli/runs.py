@@ -176,7 +176,7 @@ def events_command(run_id: str, from_seq: int, as_json: bool) -> None:
 def cancel_command(run_id: str, as_json: bool) -> None:
     """Cancel a paused, interrupted or running run.
 
-    A run running in another process is asked to stop: it does at its next heartbeat."""
+    A run running in another process is asked to stop: it does within a second."""
 
     async def cancel(store: Store) -> RunRecord:
         service = RunService(store)
@@ -191,7 +191,7 @@ def cancel_command(run_id: str, as_json: bool) -> None:
     elif record.status == "running":
         click.echo(
             f"cancel requested: run {record.id} runs in process {record.owner_pid} on "
-            f"{record.owner_host}, which stops it at its next heartbeat"
+            f"{record.owner_host}, which stops it within a second"
         )
     else:
         click.echo(f"run {record.id} {record.status}")

@@ -5,8 +5,13 @@ Model Selectors, LLM nodes) is built, children first: tool sources become tools,
 become Team members, a cluster becomes one Agno Agent or Team. A build failure fails the run
 before any token is spent.
 
-Builds are cached per Flow by a hash of the build-time parameters, so a chat's turns reuse
-compiled clusters (and their MCP connections). Evicted or closed builds run their cleanups.
+Builds are cached per Flow by a hash of the build-time parameters (and of the user's
+tools), so a chat's turns reuse compiled clusters (and their MCP connections). Evicted or
+closed builds run their cleanups.
+
+A chat turn's trigger may name user tools (`tools`, see docs/nodes/chat-start.md): each
+names a tool source the operator offers (`Services.user_tools`); they are built like a
+Toolset or MCP Server node and given to the root agent with what is wired into it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from nodeloom.expressions import NodeOutput
 from nodeloom.graph.coercion import coerce
 from nodeloom.graph.model import Edge
 from nodeloom.graph.parameters import RAW_TYPES
+from nodeloom.graph.root_agent import accepts_user_tools, root_agent
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import (
     AgentResult,
@@ -33,6 +39,7 @@ from nodeloom.plugins.contract import (
     Services,
     StructuralResult,
     ToolsResult,
+    UserTool,
 )
 from nodeloom.plugins.registry import Registry
 
@@ -75,6 +82,8 @@ class Builder:
     def __init__(self, checked: CheckedGraph, registry: Registry, capacity: int = 8) -> None:
         self.registry = registry
         self.steps = list(_steps(checked))
+        self.root_agent = root_agent(checked.graph, checked.structure)
+        self.accepts_user_tools = accepts_user_tools(checked.graph)
         self.capacity = capacity
         self._cache: OrderedDict[str, Built] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
@@ -94,10 +103,14 @@ class Builder:
     ) -> Built:
         scope = _BuildScope(trigger, variables, run_id, chat_id)
         inputs = {step.full_id: _static_data(step, scope) for step in self.steps}
+        user_tools = self._user_tools(trigger, services)
         key = _hash(
             [
-                (s.full_id, s.checked.infos[s.node_id].node.type, inputs[s.full_id][0])
-                for s in self.steps
+                [
+                    (s.full_id, s.checked.infos[s.node_id].node.type, inputs[s.full_id][0])
+                    for s in self.steps
+                ],
+                [(t.name, t.type, t.parameters) for t in user_tools],
             ]
         )
         async with self._locks.setdefault(key, asyncio.Lock()):
@@ -105,7 +118,7 @@ class Builder:
             if built is not None:
                 self._cache.move_to_end(key)
                 return built
-            built = await self._build_all(inputs, chat_id, services)
+            built = await self._build_all(inputs, chat_id, services, user_tools)
             self._cache[key] = built
             while len(self._cache) > self.capacity:
                 _, evicted = self._cache.popitem(last=False)
@@ -117,16 +130,88 @@ class Builder:
             _, built = self._cache.popitem()
             await built.aclose()
 
+    def _user_tools(self, trigger: Any, services: Services) -> list[UserTool]:
+        """The tool sources the trigger's `tools` names (Chat Start checked the flag)."""
+        names = trigger.get("tools") if isinstance(trigger, Mapping) else None
+        if not names or not self.accepts_user_tools:
+            return []
+        if self.root_agent is None or not isinstance(names, list):  # validation refuses both
+            raise BuildError(
+                {
+                    "code": "user_tools_disabled",
+                    "message": "this turn brings tools but the flow has no root agent to "
+                    "give them to (an Agent reached from a Chat Start with includeUserTools)",
+                }
+            )
+        offered = services.user_tools
+        unknown = [name for name in names if name not in offered]
+        if unknown:
+            valid = ", ".join(sorted(offered)) or "none"
+            raise BuildError(
+                {
+                    "code": "unknown_user_tool",
+                    "message": f"no user tool named {unknown[0]!r}; offered: {valid}",
+                }
+            )
+        return [offered[name] for name in dict.fromkeys(names)]
+
+    async def _build_user_tools(
+        self, user_tools: list[UserTool], built: Built, chat_id: str | None, services: Services
+    ) -> list[ToolsResult]:
+        results: list[ToolsResult] = []
+        for tool in user_tools:
+            full_id = f"user-tools/{tool.name}"
+            context = BuildContext(
+                node_id=full_id,
+                node_name=tool.name,
+                node_type=tool.type,
+                chat_id=chat_id,
+                services=services,
+                data=dict(tool.parameters),
+            )
+            built.contexts[full_id] = context
+            built.order.append(full_id)
+            definition = self.registry.definition(tool.type)
+            data = {p.id: p.default for p in definition.parameters} if definition else {}
+            data.update(tool.parameters)
+            try:
+                result = self.registry.executor(tool.type).executor.build(data, context)
+                if inspect.isawaitable(result):
+                    result = await result
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                cause = (
+                    str(exc) if isinstance(exc, NodeloomError) else f"{type(exc).__name__}: {exc}"
+                )
+                raise BuildError(
+                    {
+                        "code": getattr(exc, "code", "build_failed"),
+                        "message": f"user tool {tool.name!r} ({tool.type}) could not be "
+                        f"built: {cause}",
+                        "cause": cause,
+                        "node_id": full_id,
+                        "node_name": tool.name,
+                        "node_type": tool.type,
+                    }
+                ) from exc
+            if isinstance(result, ToolsResult):
+                results.append(result)
+        return results
+
     async def _build_all(
         self,
         inputs: dict[str, tuple[dict[str, Any], set[str]]],
         chat_id: str | None,
         services: Services,
+        user_tools: list[UserTool] | None = None,
     ) -> Built:
         built = Built()
         try:
+            extra = await self._build_user_tools(user_tools or [], built, chat_id, services)
             for step in self.steps:
-                await self._build_one(step, inputs[step.full_id], built, chat_id, services)
+                tools = extra if step.full_id == self.root_agent else []
+                await self._build_one(step, inputs[step.full_id], built, chat_id, services, tools)
         except BaseException:
             await built.aclose()
             raise
@@ -139,6 +224,7 @@ class Builder:
         built: Built,
         chat_id: str | None,
         services: Services,
+        user_tools: list[ToolsResult] | None = None,
     ) -> None:
         info = step.checked.infos[step.node_id]
         node = info.node
@@ -171,6 +257,7 @@ class Builder:
                 deferred.discard(parameter.id)
             else:
                 deferred.add(parameter.id)
+        context.tools.extend(user_tools or ())
         context.deferred = frozenset(deferred)
         built.contexts[step.full_id] = context
         built.order.append(step.full_id)

@@ -3,8 +3,9 @@ may answer from an earlier record of the same run (resume after a crash or a pau
 
 The engine calls, for every node execution of a recorded run:
 
-    ticket = checkpoints.begin(node_id, node, inputs, data)   # before anything else
-    ...ticket.prior says whether this execution is already on record...
+    ticket = checkpoints.begin(node_id, activation, node, inputs, data)   # before anything else
+    ...ticket.prior says whether this execution is already on record (matched by its
+    position: node id and activation), ticket.mismatch what differs from that record...
     checkpoints.started(ticket, inputs)                       # it will run
     await checkpoints.barrier()                               # before an external node runs
     checkpoints.waiting(ticket) / checkpoints.resumed(ticket)   # human input
@@ -36,6 +37,9 @@ class Prior:
     outputs: dict[str, Any] | None = None
     usage: dict[str, int] | None = None
     state_delta: dict[str, Any] | None = None
+    input_hash: str | None = None
+    inputs: dict[str, Any] | None = None  # as recorded (redacted)
+    parameters: dict[str, Any] | None = None  # as recorded (redacted)
 
     @property
     def done(self) -> bool:
@@ -52,11 +56,19 @@ class Ticket:
     input_hash: str | None
     side_effects: str
     prior: Prior | None = None
+    activation: str = ""
+    parameters: dict[str, Any] | None = None  # rendered, redacted: recorded with it
+    mismatch: dict[str, Any] | None = None  # how it differs from `prior` (see `mismatch`)
 
 
 class Checkpoints(Protocol):
     def begin(
-        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+        self,
+        node_id: str,
+        activation: str,
+        node: PlannedNode,
+        inputs: Mapping[str, Any],
+        data: Mapping[str, Any],
     ) -> Ticket: ...
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None: ...
@@ -103,6 +115,35 @@ def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, 
     except (TypeError, ValueError):
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def json_safe(value: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`value` as plain JSON (what a store can keep), or None if it is not JSON."""
+    try:
+        return json.loads(json.dumps(value, default=json_default, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return None
+
+
+def mismatch(
+    prior: Prior, digest: str | None, inputs: Mapping[str, Any], parameters: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """What differs between a recorded execution and the one at its position now (None:
+    nothing). Names the input ports and parameters that differ when the record has them
+    (records written before 0003 have no parameters: only the hashes are compared)."""
+    if prior.input_hash is None or digest == prior.input_hash:
+        return None
+    found: dict[str, Any] = {"recorded_hash": prior.input_hash, "hash": digest}
+    if prior.inputs is not None:
+        found["inputs"] = _differing(prior.inputs, json_safe(inputs) or {})
+    if prior.parameters is not None:
+        found["parameters"] = _differing(prior.parameters, json_safe(parameters) or {})
+    return found
+
+
+def _differing(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    keys = set(recorded) | set(now)
+    return sorted(k for k in keys if _text(recorded.get(k)) != _text(now.get(k)))
 
 
 # -- shared state: what a node changed -------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.human import NO_ANSWER, AnswerError, HumanInput, Waiter, normalize_answer
 from nodeloom.engine.plan import DEAD, PENDING
-from nodeloom.engine.redaction import Redactor
+from nodeloom.engine.redaction import Redactor, TokenStreams
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
 from nodeloom.graph.parameters import cached_template
@@ -59,6 +59,7 @@ class RunShared:
         "sink",
         "state",
         "steps",
+        "tokens",
         "trigger",
         "usage",
         "variables",
@@ -78,6 +79,7 @@ class RunShared:
         self.services = services
         self.built = built
         self.redactor = Redactor()  # the credential values this run has resolved
+        self.tokens = TokenStreams(self.redactor)  # streamed tokens, masked across tokens
         self.human: HumanInput | None = None  # set for plans with nodes that may wait
         self.checkpoints: Checkpoints | None = None  # set for recorded runs
         self.continuation: Continuation | None = None  # set for a resumed recorded run
@@ -95,10 +97,10 @@ class RunShared:
         self.steps = 0
 
     def http_client(self) -> Any:
-        if self.http is None:
-            import httpx
+        if self.http is None:  # guarded: see nodeloom.models.endpoints
+            from nodeloom.models.endpoints import model_http_client
 
-            self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=10))
+            self.http = model_http_client()
         return self.http
 
     async def aclose(self) -> None:
@@ -119,19 +121,29 @@ class RunShared:
         node_name: str | None = None,
         node_type: str | None = None,
     ) -> None:
-        self.seq += 1
-        self.sink.emit(
-            Event(
-                event_type, data, node_id, node_name, node_type, self.run_id, self.seq, time.time()
+        for kind, released in self.tokens.release(event_type, data, node_id):
+            self.seq += 1
+            self.sink.emit(
+                Event(
+                    kind,
+                    released,
+                    node_id,
+                    node_name,
+                    node_type,
+                    self.run_id,
+                    self.seq,
+                    time.time(),
+                )
             )
-        )
 
 
 class NodeContext:
     """The FlowContext a node's executor receives; also the scope of its expressions."""
 
     __slots__ = (
+        "bodies",
         "chat_id",
+        "delivery",
         "input_value",
         "node_id",
         "node_name",
@@ -157,6 +169,8 @@ class NodeContext:
         self.node_type = node.type
         self.ticket: Ticket | None = None  # recorded runs: this execution's checkpoint
         self.quiet_wait = False  # resumed: the next `waiting` is on record already
+        self.delivery = ""  # an each-node: the delivery it runs for (its position)
+        self.bodies = 0  # inner-graph runs started (numbers them when no index is given)
 
     # -- FlowContext ----------------------------------------------------------------------
 
@@ -257,6 +271,20 @@ class NodeContext:
         shared.emit("resumed", {"input": answer}, *where)
         return answer
 
+    def mask(self, value: Any) -> None:
+        """Mask every text in `value` in what the run reports, as a credential's value is
+        (a secret parameter's rendering of one: topology._masked_whole)."""
+        if isinstance(value, str):
+            self.run.shared.redactor.add(value)
+        elif isinstance(value, Mapping):
+            for item in value.values():
+                self.mask(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                self.mask(item)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            self.run.shared.redactor.add(str(value))
+
     def evaluate(self, expression: str, extra: Mapping[str, Any] | None = None) -> Any:
         template = cached_template(expression)
         return template.render(_Overlay(self, extra) if extra else self)
@@ -269,7 +297,18 @@ class NodeContext:
                 code="executor_contract",
                 retryable=False,
             )
-        return await self.run.run_body(self.planned, parameter, body, item, dict(loop))
+        index = loop.get("index")
+        iteration = index if isinstance(index, int) else self.bodies
+        self.bodies += 1
+        return await self.run.run_body(
+            self.planned,
+            parameter,
+            body,
+            item,
+            dict(loop),
+            delivery=self.delivery,
+            iteration=iteration,
+        )
 
     # -- expression scope -----------------------------------------------------------------
 

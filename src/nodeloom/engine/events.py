@@ -21,6 +21,7 @@ NODE_EVENT_TYPES = (
     "agent_event",
     "waiting",
     "resumed",
+    "replay_mismatch",
 )
 RUN_EVENT_TYPES = (
     "run_started",

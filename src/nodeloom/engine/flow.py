@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nodeloom.engine.answers import answered_node, check_answers
 from nodeloom.engine.build import Builder, Built
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings
@@ -131,14 +132,16 @@ class Flow:
                 [Issue("invalid_request", "give either a target or a from node, not both")]
             )
         if target is not None:
-            return await self._subset_to(target).run(
+            self.check_answers(answers or {})
+            subset = self._subset_to(target)
+            return await subset.run(
                 message,
                 trigger=trigger,
                 sink=sink,
                 settings=settings,
                 run_id=run_id,
                 chat_id=chat_id,
-                answers=answers,
+                answers=subset.answers_for(answers or {}),
                 checkpoints=checkpoints,
                 continuation=continuation,
                 state=state,
@@ -146,6 +149,7 @@ class Flow:
         frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
         data = trigger_data(message, trigger)
         self._check_trigger(data)
+        self.check_answers(answers or {})
         execution = Execution(
             self.plan,
             trigger=data,
@@ -177,6 +181,17 @@ class Flow:
                 ]
         if issues:
             raise GraphError(issues)
+
+    def check_answers(self, answers: Mapping[str, Any]) -> None:
+        """Raise GraphError (`invalid_answer`, with the accepted forms) if an answer given
+        ahead of time cannot fit the node it answers; see engine/answers.py."""
+        issues = check_answers(self.plan, answers)
+        if issues:
+            raise GraphError(issues)
+
+    def answers_for(self, answers: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers to nodes of this flow (a target's subset drops the others)."""
+        return {ref: answer for ref, answer in answers.items() if answered_node(self.plan, ref)}
 
     def default_settings(self) -> RunSettings:
         """The settings a run gets when none are given: the graph's `limits` apply."""

@@ -50,10 +50,27 @@ def _approval(answer: Any) -> dict[str, str]:
             return {"decision": "approve", "note": note}
         if word in REJECT:
             return {"decision": "reject", "note": note}
-    raise AnswerError(
-        f"{answer!r} is not an approval decision: answer approve (or approved, yes, y, ok) "
-        'or reject (or rejected, no, n), optionally as {"decision": ..., "note": ...}'
+    raise AnswerError(f"{answer!r} is not an approval decision: answer {APPROVAL_FORMS}")
+
+
+APPROVAL_FORMS = (
+    "approve (or approved, yes, y, ok) or reject (or rejected, no, n), optionally as "
+    '{"decision": ..., "note": ...}'
+)
+
+
+def accepted_forms(request: InputRequest) -> str:
+    """The answers `request` accepts, in words, for a message."""
+    if request.kind == "approval":
+        return APPROVAL_FORMS
+    if not request.fields:
+        return 'text (a string, or {"text": ...})'
+    fields = ", ".join(
+        f"{f.get('name')}: {f.get('type', 'string')}"
+        + ("" if f.get("required", True) else " (optional)")
+        for f in request.fields
     )
+    return f"an object {{{fields}}}"
 
 
 _TYPES = {"string": str, "number": (int, float), "boolean": bool}

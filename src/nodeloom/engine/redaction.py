@@ -4,6 +4,10 @@ A run's `Redactor` learns each credential value as `$credentials.name` resolves 
 `RedactingSink` and `RedactingCheckpoints` replace those values by "***" inside every
 string (keys included) of what they pass on, so no sink, run store or API response sees
 them. A value is known only once it is used, and nothing is redacted before.
+
+Streamed tokens are masked over the stream, not token by token: `TokenStreams` holds back
+the end of a node's stream while it could be the start of a secret, so a value split
+across two `progress` tokens is masked too.
 """
 
 from __future__ import annotations
@@ -58,6 +62,47 @@ class Redactor:
         return value
 
 
+class TokenStreams:
+    """The `progress` tokens of each node, with the run's secrets masked across token
+    boundaries. `release` says which events to emit for one the run emits: a token whose
+    end could begin a secret is held back (all or part of it) until the next token of the
+    node shows whether it does, or until the node's next other event."""
+
+    __slots__ = ("held", "redactor")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.held: dict[str | None, str] = {}  # node id -> the text held back
+
+    def release(
+        self, event_type: str, data: dict[str, Any] | None, node_id: str | None
+    ) -> list[tuple[str, dict[str, Any] | None]]:
+        if not self.redactor and not self.held:
+            return [(event_type, data)]
+        token = data.get("token") if event_type == "progress" and data is not None else None
+        if data is not None and isinstance(token, str):
+            text = self.redactor.redact(self.held.pop(node_id, "") + token)
+            keep = self._open_end(text)
+            if keep:
+                self.held[node_id] = text[-keep:]
+                text = text[:-keep]
+            return [(event_type, {**data, "token": text})] if text else []
+        flushed: list[tuple[str, dict[str, Any] | None]] = []
+        for held_id in [node_id] if node_id is not None else list(self.held):
+            if held_id in self.held:
+                flushed.append(("progress", {"token": self.held.pop(held_id)}))
+        return [*flushed, (event_type, data)]
+
+    def _open_end(self, text: str) -> int:
+        """The length of the longest end of `text` that begins a secret (0: none)."""
+        longest = min(len(text), max((len(s) for s in self.redactor.values), default=1) - 1)
+        for length in range(longest, 0, -1):
+            end = text[-length:]
+            if any(secret.startswith(end) for secret in self.redactor.values):
+                return length
+        return 0
+
+
 class RedactingSink:
     """Passes events on to `sink` with the run's secrets masked."""
 
@@ -75,7 +120,8 @@ class RedactingSink:
 
 class RedactingCheckpoints:
     """Passes checkpoints on to `checkpoints` (a run store) with the run's secrets masked
-    in the inputs, outputs, errors and state recorded. A resumed run replays the masked
+    in the inputs, parameters, outputs, errors and state recorded (and in what the input
+    hash is taken of). A resumed run replays the masked
     outputs of executions on record."""
 
     __slots__ = ("checkpoints", "redactor")
@@ -85,10 +131,18 @@ class RedactingCheckpoints:
         self.redactor = redactor
 
     def begin(
-        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+        self,
+        node_id: str,
+        activation: str,
+        node: PlannedNode,
+        inputs: Mapping[str, Any],
+        data: Mapping[str, Any],
     ) -> Ticket:
-        # The digest is of what the node really received; it reveals no value.
-        return self.checkpoints.begin(node_id, node, inputs, data)
+        # The digest and the recorded parameters are of the masked values: a resumed run
+        # replays masked outputs, so downstream of a credential it receives "***" and must
+        # hash alike; and a stored digest of a secret could be tested against guesses.
+        redact = self.redactor.redact
+        return self.checkpoints.begin(node_id, activation, node, redact(inputs), redact(data))
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
         self.checkpoints.started(ticket, node, self.redactor.redact(inputs))

@@ -19,6 +19,7 @@ from nodeloom.engine.attempt import attempt_node, error_payload
 from nodeloom.engine.checkpoint import Prior, apply_delta, snapshot_state, state_delta
 from nodeloom.engine.context import NodeContext, RunShared
 from nodeloom.engine.plan import DEAD, PENDING, skip_reason
+from nodeloom.engine.position import body_scope, delivery_key
 from nodeloom.engine.topology import FlowPlan, PlannedNode
 from nodeloom.errors import CoercionError, ExpressionError, ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING
@@ -39,6 +40,7 @@ class FlowRun:
         entry: Any = MISSING,
         loop: dict[str, Any] | None = None,
         prefix: str = "",
+        scope: str = "",
     ) -> None:
         self.plan = plan
         self.shared = shared
@@ -47,17 +49,21 @@ class FlowRun:
         self.entry = entry
         self.loop = loop
         self.prefix = prefix
+        self.scope = scope  # the position of this graph run (docs/durable-runs.md)
         self.pending = plan.indegree.copy()
         self.edge_values: list[Any] = [PENDING] * len(plan.edges)
         self.outputs: list[dict[str, Any] | None] = [None] * len(plan.nodes)
         self.skipped = [False] * len(plan.nodes)
         self.ready: deque[int] = deque()
-        self.inbox: dict[int, deque[tuple[int, Any]]] = {}  # each-nodes: deliveries to run
+        # each-nodes: deliveries to run (edge, value, position of the execution it starts)
+        self.inbox: dict[int, deque[tuple[int, Any, str]]] = {}
         self.running = 0
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
         self.tasks: set[asyncio.Task[None]] = set()
         self.failure: dict[str, Any] | None = None
         self._done: asyncio.Future[None] | None = None
+        self._inline: asyncio.Task[Any] | None = None  # the task execute() runs a worker in
+        self._inline_cancelled = False  # _fail cancelled it (not whoever awaits execute())
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -79,7 +85,7 @@ class FlowRun:
             if self.ready:
                 self._spawn()
             # The calling task is a worker too: a chain runs without creating any task.
-            await self._worker(first)
+            await self._inline_worker(first)
             self.running -= 1
             if human is not None:
                 human.active -= 1
@@ -98,6 +104,23 @@ class FlowRun:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _inline_worker(self, index: int) -> None:
+        """A worker in the calling task. A failure elsewhere cancels it like any worker
+        (its node's subprocess is killed); that cancellation ends here, the caller's own
+        (a run cancelled, a timeout) goes on."""
+        task = asyncio.current_task()
+        self._inline = task
+        try:
+            await self._worker(index)
+        except asyncio.CancelledError:
+            if not self._inline_cancelled or task is None or task.uncancel() > 0:
+                raise
+        else:
+            if self._inline_cancelled and task is not None:
+                task.uncancel()  # a node swallowed the cancellation: balance the count
+        finally:
+            self._inline = None
 
     def spawn(self) -> None:
         if self.ready:
@@ -151,6 +174,10 @@ class FlowRun:
         for task in self.tasks:
             if task is not current:
                 task.cancel()
+        inline = self._inline
+        if inline is not None and inline is not current and not inline.done():
+            self._inline_cancelled = True
+            inline.cancel()
 
     # -- one node -------------------------------------------------------------------------
 
@@ -170,8 +197,9 @@ class FlowRun:
                 }
             )
             return
-        inputs, input_value = self._gather(node)
+        inputs, input_value, delivery = self._gather(node)
         context = NodeContext(self, node, input_value)
+        context.delivery = delivery
         if shared.checkpoints is not None or node.pinned is not None:
             await self._run_recorded(node, node_id, inputs, context)
             return
@@ -188,7 +216,7 @@ class FlowRun:
             _, outputs = self._failed(node, node_id, exc, attempts)
             if outputs is None:
                 return
-        self._complete(node, node_id, outputs, usage, started)
+        self._complete(node, node_id, outputs, usage, started, delivery=delivery)
 
     def _failed(
         self, node: PlannedNode, node_id: str, exc: Exception, attempts: int
@@ -222,6 +250,8 @@ class FlowRun:
         outputs: dict[str, Any],
         usage: dict[str, int] | None,
         started: float,
+        *,
+        delivery: str = "",
         **extra: Any,
     ) -> None:
         shared = self.shared
@@ -232,7 +262,7 @@ class FlowRun:
             shared.add_usage(usage)
         completed.update(extra)
         shared.emit("completed", completed, node_id, node.name, node.type)
-        self._settle(node, outputs)
+        self._settle(node, outputs, delivery)
 
     async def _run_recorded(
         self,
@@ -247,14 +277,17 @@ class FlowRun:
         checkpoints = shared.checkpoints
         started = time.perf_counter()
         values = {port: value.value for port, value in inputs.items()}
+        delivery = context.delivery
+        activation = self.scope + delivery
         if node.pinned is not None:
             outputs = dict(node.pinned)
             if checkpoints is not None:
-                ticket = checkpoints.begin(node_id, node, values, {"pinned": outputs})
+                pin = {"pinned": outputs}
+                ticket = checkpoints.begin(node_id, activation, node, values, pin)
                 checkpoints.started(ticket, node, values)
                 checkpoints.finished(ticket, "completed", outputs, None, 0, None, None)
             shared.emit("started", None, node_id, node.name, node.type)
-            self._complete(node, node_id, outputs, None, started, pinned=True)
+            self._complete(node, node_id, outputs, None, started, delivery=delivery, pinned=True)
             return
         assert checkpoints is not None
         resolve_error: Exception | None = None
@@ -262,10 +295,14 @@ class FlowRun:
             data = self._resolve(node, context)
         except Exception as exc:
             data, resolve_error = dict(node.static), exc
-        ticket = checkpoints.begin(node_id, node, values, data)
+        ticket = checkpoints.begin(node_id, activation, node, values, data)
         prior = ticket.prior
+        if ticket.mismatch is not None:  # found at its position, but received something else
+            mismatch = {"execution": ticket.execution, "status": prior and prior.status}
+            mismatch.update(ticket.mismatch, replayed=bool(prior and prior.done))
+            shared.emit("replay_mismatch", mismatch, node_id, node.name, node.type)
         if prior is not None and prior.done:
-            self._replay(node, prior)
+            self._replay(node, prior, delivery)
             return
         in_flight = prior is not None  # it had started when the run stopped
         if not (in_flight and prior.status == "waiting"):
@@ -300,7 +337,7 @@ class FlowRun:
             )
             if failed is None:
                 return
-            self._complete(node, node_id, failed, None, started)
+            self._complete(node, node_id, failed, None, started, delivery=delivery)
             return
         checkpoints.finished(
             ticket,
@@ -311,7 +348,7 @@ class FlowRun:
             usage,
             state_delta(before, shared.state, shared.result),
         )
-        self._complete(node, node_id, outputs, usage, started)
+        self._complete(node, node_id, outputs, usage, started, delivery=delivery)
 
     async def _confirm_replay(self, node: PlannedNode, context: NodeContext) -> None:
         """An external node had started when its run stopped: it may have acted already.
@@ -336,7 +373,7 @@ class FlowRun:
                 retryable=False,
             )
 
-    def _replay(self, node: PlannedNode, prior: Prior) -> None:
+    def _replay(self, node: PlannedNode, prior: Prior, delivery: str) -> None:
         """An execution the record shows finished: take its outputs, usage and state
         changes without running it or emitting its events again."""
         shared = self.shared
@@ -348,19 +385,20 @@ class FlowRun:
             if result is not None:
                 shared.result = result
         self.outputs[node.index] = outputs
-        self._settle(node, outputs)
+        self._settle(node, outputs, delivery)
 
-    def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any]:
-        """Values on the node's spine inputs, and the value `$json` stands for."""
+    def _gather(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any, str]:
+        """Values on the node's spine inputs, the value `$json` stands for, and (an
+        each-node) the position of the delivery it runs for."""
         inputs: dict[str, DataValue] = {}
         first: Any = MISSING
         if node.each:
             queue = self.inbox.get(node.index)
             if queue:
-                e, value = queue.popleft()
+                e, value, delivery = queue.popleft()
                 inputs[self.plan.edges[e].target_port] = DataValue("data", value)
-                return inputs, value
-            return inputs, first
+                return inputs, value, delivery
+            return inputs, first, ""
         values = self.edge_values
         for port, edges in node.spine_ports.items():
             if port in node.multiple_ports:
@@ -382,7 +420,7 @@ class FlowRun:
             if any(p.id == "input" for p in node.definition.inputs):
                 inputs["input"] = DataValue("data", self.entry)
             first = self.entry
-        return inputs, first
+        return inputs, first, ""
 
     def _resolve(self, node: PlannedNode, context: NodeContext) -> dict[str, Any]:
         """Parameters: wire > expression > inline value > default."""
@@ -408,8 +446,11 @@ class FlowRun:
                 raise ExpressionEvalError(f"parameter '{parameter.id}': {exc}") from None
         return data
 
-    def _settle(self, node: PlannedNode, outputs: dict[str, Any] | None) -> None:
-        """Deliver or kill the node's outgoing edges; queue or skip what became settled."""
+    def _settle(
+        self, node: PlannedNode, outputs: dict[str, Any] | None, delivery: str = ""
+    ) -> None:
+        """Deliver or kill the node's outgoing edges; queue or skip what became settled.
+        `delivery` is the position of the execution that produced `outputs` (each-node)."""
         plan, values, pending, skipped = self.plan, self.edge_values, self.pending, self.skipped
         work = [(node, outputs)]
         while work:
@@ -425,7 +466,8 @@ class FlowRun:
                 if target_node.each:
                     value = values[e]
                     if value is not DEAD and edge.spine:
-                        self.inbox.setdefault(target, deque()).append((e, value))
+                        key = delivery_key(current.id, edge.source_port, edge.target_port, delivery)
+                        self.inbox.setdefault(target, deque()).append((e, value, key))
                         self.ready.append(target)
                     continue
                 pending[target] -= 1
@@ -462,7 +504,10 @@ class FlowRun:
                 self.edge_values[e] = value
                 if plan.nodes[edge.target].each:
                     if value is not DEAD and edge.spine:
-                        self.inbox.setdefault(edge.target, deque()).append((e, value))
+                        key = delivery_key(
+                            plan.nodes[index].id, edge.source_port, edge.target_port, ""
+                        )
+                        self.inbox.setdefault(edge.target, deque()).append((e, value, key))
                         self.ready.append(edge.target)
                     continue
                 self.pending[edge.target] -= 1
@@ -480,11 +525,29 @@ class FlowRun:
     # -- inner graphs ---------------------------------------------------------------------
 
     async def run_body(
-        self, node: PlannedNode, parameter: str, body: FlowPlan, item: Any, loop: dict[str, Any]
+        self,
+        node: PlannedNode,
+        parameter: str,
+        body: FlowPlan,
+        item: Any,
+        loop: dict[str, Any],
+        *,
+        delivery: str = "",
+        iteration: int = 0,
     ) -> Any:
+        """Run `node`'s inner graph once. `delivery` is the position of the node's
+        execution in this graph, `iteration` the run's number (the Loop index)."""
         prefix = f"{self.prefix}{node.id}/"
+        scope = body_scope(self.scope + delivery, parameter, iteration)
         inner = FlowRun(
-            body, self.shared, parent=self, parent_node=node, entry=item, loop=loop, prefix=prefix
+            body,
+            self.shared,
+            parent=self,
+            parent_node=node,
+            entry=item,
+            loop=loop,
+            prefix=prefix,
+            scope=scope,
         )
         human = self.shared.human
         if human is not None:

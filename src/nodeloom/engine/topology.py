@@ -15,6 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 from nodeloom.expressions import Template
+from nodeloom.graph.credential_placement import CREDENTIALS_ROOT
+from nodeloom.graph.ordering import ancestors
 from nodeloom.graph.parameters import RAW_TYPES, SETTINGS, RetryPolicy, parse_retry
 from nodeloom.graph.validation import CheckedGraph
 from nodeloom.plugins.contract import ERROR_PORT, NodeDefinition, Port
@@ -90,23 +92,10 @@ class FlowPlan:
 
     def ancestors(self, index: int) -> set[int]:
         """Every node with a path to `index` (any edge kind)."""
-        return self._walk(index, upstream=True)
+        return ancestors(index, lambda i: (self.edges[e].source for e in self.nodes[i].in_edges))
 
     def descendants(self, index: int) -> set[int]:
-        return self._walk(index, upstream=False)
-
-    def _walk(self, index: int, *, upstream: bool) -> set[int]:
-        seen: set[int] = set()
-        stack = [index]
-        while stack:
-            node = self.nodes[stack.pop()]
-            for e in node.in_edges if upstream else node.out_edges:
-                edge = self.edges[e]
-                nxt = edge.source if upstream else edge.target
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return seen
+        return ancestors(index, lambda i: (self.edges[e].target for e in self.nodes[i].out_edges))
 
 
 def compile_plan(checked: CheckedGraph, registry: Registry) -> FlowPlan:
@@ -196,7 +185,7 @@ def _plan_node(
     for parameter in definition.parameters:
         value = node.data.get(parameter.id, parameter.default)
         render = (
-            _renderer(value, parameter.id, info.templates)
+            _renderer(value, parameter.id, info.templates, parameter.secret)
             if parameter.type not in ("expression", *RAW_TYPES)
             else None
         )
@@ -257,13 +246,20 @@ def _spine_inputs(definition: NodeDefinition) -> frozenset[str]:
     return frozenset(p.id for p in definition.inputs)
 
 
-def _renderer(value: Any, path: str, templates: dict[str, Template]) -> Renderer | None:
-    """A function scope -> rendered value, or None if `value` holds no expression."""
+def _renderer(
+    value: Any, path: str, templates: dict[str, Template], secret: bool = False
+) -> Renderer | None:
+    """A function scope -> rendered value, or None if `value` holds no expression. In a
+    `secret` parameter, what a text renders from `$credentials` is masked whole."""
     if isinstance(value, str):
         template = templates.get(path)
-        return template.render if template is not None else None
+        if template is None:
+            return None
+        if secret and CREDENTIALS_ROOT in template.roots:
+            return _masked_whole(template)
+        return template.render
     if isinstance(value, dict):
-        parts = {k: _renderer(v, f"{path}.{k}", templates) for k, v in value.items()}
+        parts = {k: _renderer(v, f"{path}.{k}", templates, secret) for k, v in value.items()}
         if not any(parts.values()):
             return None
 
@@ -272,7 +268,7 @@ def _renderer(value: Any, path: str, templates: dict[str, Template]) -> Renderer
 
         return render_dict
     if isinstance(value, list):
-        items = [_renderer(v, f"{path}[{n}]", templates) for n, v in enumerate(value)]
+        items = [_renderer(v, f"{path}[{n}]", templates, secret) for n, v in enumerate(value)]
         if not any(items):
             return None
 
@@ -281,6 +277,18 @@ def _renderer(value: Any, path: str, templates: dict[str, Template]) -> Renderer
 
         return render_list
     return None
+
+
+def _masked_whole(template: Template) -> Renderer:
+    """Renders `template` and has the run mask the whole result (`Bearer <upper(key)>`,
+    a slice, an encoding), not only the credential's own value."""
+
+    def render_secret(scope: Any) -> Any:
+        value = template.render(scope)
+        scope.mask(value)
+        return value
+
+    return render_secret
 
 
 __all__ = ["SETTINGS", "FlowPlan", "PlannedEdge", "PlannedNode", "compile_plan"]

@@ -1,6 +1,8 @@
 """Foreign graph formats, each loaded into the native graph format and run on the one engine.
 
-A format is a package here with a module exporting `loader`, an object with:
+A format is one folder here: its loader, its runtime helpers, and in `<name>/nodes/` the
+node folders its graphs are made of (discovery finds them as built-in nodes). Its package
+exports `loader`, an object with:
 
     name: str                                   "workflow", "ethan", "plan", ...
     def detect(document, path) -> bool          is this document in my format?

@@ -10,15 +10,9 @@ from typing import Any
 
 from nodeloom.errors import ExpressionSyntaxError, Issue
 from nodeloom.expressions import Template, compile_template, has_expression
+from nodeloom.graph.definitions import SETTINGS, SIDE_EFFECTS, DefinitionSpec, ParameterSpec
 from nodeloom.graph.values import kind_of
-from nodeloom.plugins.contract import (
-    COMMON_PARAMETER_IDS,
-    SIDE_EFFECTS,
-    NodeDefinition,
-    Parameter,
-)
 
-SETTINGS = COMMON_PARAMETER_IDS  # name, on_error, retry, activation, timeout, side_effects, pinned
 ON_ERROR_MODES = ("stop", "continue", "error_output")
 # Parameters never rendered as templates: source code (Python f-strings and JSONata objects
 # use `{{` themselves; code reads its data through its input) and inner graphs.
@@ -68,7 +62,7 @@ def parse_retry(raw: Any) -> RetryPolicy | None:
     return RetryPolicy(**fields)
 
 
-def settings_issues(data: Mapping[str, Any], where: str, definition: NodeDefinition) -> list[Issue]:
+def settings_issues(data: Mapping[str, Any], where: str, definition: DefinitionSpec) -> list[Issue]:
     issues: list[Issue] = []
     on_error = data.get("on_error", "stop")
     if on_error not in ON_ERROR_MODES:
@@ -192,7 +186,7 @@ def _retry_issues(retry: Any, where: str) -> list[Issue]:
     return issues
 
 
-def check_value(parameter: Parameter, value: Any) -> list[str]:
+def check_value(parameter: ParameterSpec, value: Any) -> list[str]:
     """Messages for an inline value that does not fit its parameter (expressions pass)."""
     if value is None or (
         isinstance(value, str) and has_expression(value) and parameter.type not in RAW_TYPES
@@ -225,7 +219,7 @@ def check_value(parameter: Parameter, value: Any) -> list[str]:
 
 
 def compile_templates(
-    definition: NodeDefinition, data: Mapping[str, Any]
+    definition: DefinitionSpec, data: Mapping[str, Any]
 ) -> tuple[dict[str, Template], list[tuple[str, ExpressionSyntaxError]]]:
     """Compile every `{{ }}` in the node's parameters, keyed by field path."""
     templates: dict[str, Template] = {}

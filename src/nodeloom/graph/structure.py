@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nodeloom.errors import Issue
+from nodeloom.graph.definitions import DefinitionSpec
 from nodeloom.graph.model import Edge, Graph
 from nodeloom.graph.sockets import STRUCTURAL_SOCKETS
-from nodeloom.plugins.contract import NodeDefinition
 
 BUILD_MODES = frozenset({"structural", "hybrid"})
 
@@ -39,7 +39,7 @@ class Structure:
 
 def find_structure(
     graph: Graph,
-    definitions: dict[str, NodeDefinition | None],
+    definitions: dict[str, DefinitionSpec | None],
     input_sockets: dict[str, dict[str, str]],
     order: list[str],
     prefix: str = "",
@@ -119,7 +119,7 @@ def find_structure(
     return Structure(frozenset(roles), frozenset(structural_edges), builds), issues
 
 
-def _is_agent(definition: NodeDefinition | None) -> bool:
+def _is_agent(definition: DefinitionSpec | None) -> bool:
     return definition is not None and any(p.socket == "agent" for p in definition.outputs)
 
 

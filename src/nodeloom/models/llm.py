@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from nodeloom.models.endpoints import check_destination
 from nodeloom.models.reference import ModelSpec, parse_reference
 from nodeloom.models.resolve import check_configured, create_model, with_overrides
 
@@ -27,7 +28,10 @@ def spec_from_parameters(data: Mapping[str, Any], *, where: str) -> ModelSpec:
 def check_parameters(data: Mapping[str, Any], deferred: frozenset[str], *, where: str) -> None:
     """Phase 1 check: fail before any call if the model cannot be used."""
     if "model" not in deferred:
-        check_configured(spec_from_parameters(data, where=where), where=where)
+        spec = spec_from_parameters(data, where=where)
+        if "api_key" in deferred:  # known when the node runs ($credentials, $json, ...)
+            spec = with_overrides(spec, api_key="(set when the node runs)")
+        check_configured(spec, where=where)
 
 
 def input_text(value: Any) -> str:
@@ -89,6 +93,7 @@ async def stream_text(
 ) -> AsyncIterator[tuple[str, dict[str, int] | None]]:
     """Yield (token, None) as tokens arrive, then ("", usage) once."""
     model = create_model(spec, where=where, http_client=http_client)
+    await check_destination(spec, where=where)
     usage: dict[str, int] | None = None
     async for chunk in model.aresponse_stream(messages=messages):
         content = getattr(chunk, "content", None)
@@ -119,6 +124,7 @@ async def complete_json(
     from nodeloom.errors import NodeError
 
     model = create_model(spec, where=where, http_client=http_client)
+    await check_destination(spec, where=where)
     response_format = {
         "type": "json_schema",
         "json_schema": {"name": name, "schema": dict(schema), "strict": False},

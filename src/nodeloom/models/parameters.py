@@ -30,6 +30,7 @@ API_KEY = Parameter(
     "API key",
     description="Overrides the provider's key variable (e.g. OPENAI_API_KEY); "
     "prefer the environment: a key in a graph file is a secret in a file",
+    secret=True,
 )
 
 MODEL_PARAMETERS = (MODEL, TEMPERATURE, MAX_TOKENS, BASE_URL, API_KEY)

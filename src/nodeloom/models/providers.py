@@ -23,6 +23,13 @@ class Provider:
     needs_base_url: bool = False
     example: str = ""
     http_client: bool = True  # the Agno class takes an httpx.AsyncClient
+    public_urls: tuple[str, ...] = ()  # its own endpoints when base_url_env is unset
+    other_key_envs: tuple[str, ...] = ()  # more environment credentials its SDK reads
+
+    @property
+    def key_envs(self) -> tuple[str, ...]:
+        """Every environment variable holding a credential of this provider."""
+        return ((self.key_env,) if self.key_env else ()) + self.other_key_envs
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -37,6 +44,7 @@ PROVIDERS: dict[str, Provider] = {
             "base_url",
             requires="openai",
             example="openai:gpt-4o-mini",
+            public_urls=("https://api.openai.com/v1",),
         ),
         Provider(
             "openai-compatible",
@@ -59,6 +67,8 @@ PROVIDERS: dict[str, Provider] = {
             requires="anthropic",
             extra="anthropic",
             example="anthropic:claude-sonnet-4-5",
+            public_urls=("https://api.anthropic.com",),
+            other_key_envs=("ANTHROPIC_AUTH_TOKEN",),
         ),
         Provider(
             "ollama",
@@ -71,6 +81,8 @@ PROVIDERS: dict[str, Provider] = {
             extra="ollama",
             example="ollama:llama3.2",
             http_client=False,
+            public_urls=("http://localhost:11434", "https://ollama.com"),
+            other_key_envs=("OLLAMA_API_KEY",),
         ),
     )
 }

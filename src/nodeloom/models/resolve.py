@@ -31,6 +31,9 @@ def check_configured(spec: ModelSpec, *, where: str = "model") -> None:
             f"{where}: the '{spec.provider}' provider needs the '{provider.requires}' package, "
             f"which is not installed; run: {install}"
         )
+    from nodeloom.models.endpoints import check_key  # httpx: not at definition load
+
+    check_key(spec, where=where)
     if provider.key_env and not (spec.api_key or os.environ.get(provider.key_env)):
         raise ModelConfigError(
             f"{where}: no API key for '{spec.reference}'; set {provider.key_env} in the "
@@ -45,7 +48,9 @@ def check_configured(spec: ModelSpec, *, where: str = "model") -> None:
 
 def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = None) -> Any:
     """An Agno model for the spec (checked first; no network call is made). Pass the
-    `http_client` of the run or build so connections are pooled and closed with it."""
+    `http_client` of the run or build (a `model_http_client`) so connections are pooled
+    and closed with it. The environment's key is attached only at the provider's own
+    endpoint (see `nodeloom.models.endpoints`)."""
     check_configured(spec, where=where)
     provider = PROVIDERS[spec.provider]
     cls = getattr(importlib.import_module(provider.module), provider.cls)
@@ -58,15 +63,23 @@ def create_model(spec: ModelSpec, *, where: str = "model", http_client: Any = No
             kwargs[outer] = {inner: base_url}
         else:
             kwargs[outer] = base_url
-    api_key = spec.api_key or (os.environ.get(provider.key_env) if provider.key_env else None)
+    from nodeloom.models.endpoints import api_key_for, model_http_client
+    from nodeloom.net.transport import Borrowed, GuardedTransport
+
+    api_key = api_key_for(spec, where=where)
     if api_key:
         kwargs["api_key"] = api_key
+    if http_client is None:
+        http_client = model_http_client()  # guarded; closed when collected
     if spec.temperature is not None:
         kwargs["temperature"] = spec.temperature
     if spec.max_tokens is not None:
         kwargs["max_tokens"] = spec.max_tokens
-    if http_client is not None and provider.http_client:
+    if provider.http_client:
         kwargs["http_client"] = http_client
+    elif isinstance(getattr(http_client, "_transport", None), GuardedTransport):
+        # Ollama's client takes httpx arguments: lend it the guarded transport.
+        kwargs["client_params"] = {"transport": Borrowed(http_client._transport)}
     return cls(**kwargs)
 
 

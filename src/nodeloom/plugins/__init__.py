@@ -1,34 +1,77 @@
-"""The node plugin contract (see `nodeloom.plugins.contract`): node folders import these
-names from `nodeloom.plugins`, never from its modules."""
+"""The node plugin contract, and how node folders are found and loaded.
 
-from nodeloom.plugins.contract import (
-    CATEGORIES,
+What a node folder imports (also importable from `nodeloom.plugins.contract`):
+
+    definition   Port, Parameter, NodeDefinition, COMMON_PARAMETERS, CATEGORIES, ERROR_PORT
+    runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
+    build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
+    services     Services, CredentialSource, UserTool
+
+and what the engine and the server use to load them:
+
+    discovery    the built-in catalogue and the formats' nodes, entry points,
+                 NODELOOM_NODES_PATH
+    registry     Registry (definitions by type id, executors imported on first use),
+                 default_registry()
+
+See docs/plugins.md.
+"""
+
+from nodeloom.graph.values import BinaryRef, DataValue
+from nodeloom.plugins.build import (
     AgentResult,
-    BinaryRef,
     BuildContext,
-    DataValue,
-    Event,
-    ExecutionResult,
-    FlowContext,
+    MetadataResult,
+    StructuralResult,
+    ToolsResult,
+)
+from nodeloom.plugins.definition import (
+    CATEGORIES,
+    COMMON_PARAMETERS,
+    ERROR_PORT,
+    ExecutionMode,
     NodeDefinition,
     Parameter,
     Port,
-    Services,
-    ToolsResult,
+    SideEffects,
 )
+from nodeloom.plugins.registry import LoadedExecutor, Registry, default_registry
+from nodeloom.plugins.runtime import (
+    Event,
+    ExecutionResult,
+    FlowContext,
+    FlowExecutor,
+    InputRequest,
+    NodeEvent,
+)
+from nodeloom.plugins.services import CredentialSource, Services, UserTool
 
 __all__ = [
     "CATEGORIES",
+    "COMMON_PARAMETERS",
+    "ERROR_PORT",
     "AgentResult",
     "BinaryRef",
     "BuildContext",
+    "CredentialSource",
     "DataValue",
     "Event",
+    "ExecutionMode",
     "ExecutionResult",
     "FlowContext",
+    "FlowExecutor",
+    "InputRequest",
+    "LoadedExecutor",
+    "MetadataResult",
     "NodeDefinition",
+    "NodeEvent",
     "Parameter",
     "Port",
+    "Registry",
     "Services",
+    "SideEffects",
+    "StructuralResult",
     "ToolsResult",
+    "UserTool",
+    "default_registry",
 ]

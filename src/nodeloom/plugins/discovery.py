@@ -1,4 +1,5 @@
-"""Finding node folders: the built-in catalogue, entry points, and NODELOOM_NODES_PATH.
+"""Finding node folders: the built-in catalogue, the formats' nodes, entry points, and
+NODELOOM_NODES_PATH.
 
 A node folder is any folder holding a `definition.py` (and its `executor.py`). Discovery
 imports only definitions; each import is isolated, so a broken plugin is reported with
@@ -26,6 +27,8 @@ from nodeloom.plugins.contract import NodeDefinition
 ENTRY_POINT_GROUP = "nodeloom.nodes"
 PATH_VARIABLE = "NODELOOM_NODES_PATH"
 BUILTIN_ROOT = Path(__file__).resolve().parent.parent / "nodes"
+# A format's node folders live with the format: formats/<name>/nodes/<node>/.
+FORMATS_ROOT = Path(__file__).resolve().parent.parent / "formats"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +60,14 @@ class PluginFailure:
         return {"origin": self.origin, "location": self.location, "error": self.error}
 
 
-def builtin_source() -> NodeSource:
-    return NodeSource("builtin", BUILTIN_ROOT, "nodeloom.nodes")
+def builtin_sources() -> list[NodeSource]:
+    """The native catalogue (nodes/), then each format's node folders (formats/<name>/nodes/)."""
+    sources = [NodeSource("builtin", BUILTIN_ROOT, "nodeloom.nodes")]
+    for root in sorted(FORMATS_ROOT.glob("*/nodes")):
+        if (root / "__init__.py").is_file():
+            package = f"nodeloom.formats.{root.parent.name}.nodes"
+            sources.append(NodeSource("builtin", root, package))
+    return sources
 
 
 def path_sources(value: str | None = None) -> list[NodeSource]:

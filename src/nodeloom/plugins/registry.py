@@ -16,7 +16,7 @@ from nodeloom.plugins.discovery import (
     FoundNode,
     NodeSource,
     PluginFailure,
-    builtin_source,
+    builtin_sources,
     entry_point_sources,
     path_sources,
     scan,
@@ -65,7 +65,7 @@ class Registry:
         use_environment: bool = True,
     ) -> Registry:
         failures: list[PluginFailure] = []
-        sources: list[NodeSource] = [builtin_source()] if builtins else []
+        sources: list[NodeSource] = builtin_sources() if builtins else []
         if use_entry_points:
             sources += entry_point_sources(failures)
         if use_environment:
@@ -174,5 +174,6 @@ def _quoted(names: list[str]) -> str:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The process-wide registry: built-ins, entry points and NODELOOM_NODES_PATH."""
+    """The process-wide registry: built-ins (formats' nodes included), entry points and
+    NODELOOM_NODES_PATH."""
     return Registry.discover()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from nodeloom.engine.checkpoint import Ticket, input_hash
+from nodeloom.engine.checkpoint import Ticket, input_hash, json_safe, mismatch
 from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.plugins.contract import Event
 from nodeloom.runs.history import History
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
 
 HEARTBEAT_SECONDS = 15.0
+CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is looked for
 
 
 class Recorder:
@@ -36,9 +37,10 @@ class Recorder:
     as they happen, whether or not they are written yet.
 
     `history` (a resumed run): executions on record are replayed, not recorded again, and
-    skips on record are not reported again. `on_cancel` is called when another process
-    asks for the run to be cancelled (checked with each heartbeat); `on_failure` when the
-    store cannot be written (the run should stop: it is no longer recorded).
+    skips on record are not reported again. `on_cancel` is called (once) when another
+    process asks for the run to be cancelled, looked for every CANCEL_POLL_SECONDS (one
+    indexed read); `on_failure` when the store cannot be written (the run should stop: it
+    is no longer recorded).
     """
 
     def __init__(
@@ -124,14 +126,36 @@ class Recorder:
     # -- Checkpoints ----------------------------------------------------------------------
 
     def begin(
-        self, node_id: str, node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]
+        self,
+        node_id: str,
+        activation: str,
+        node: PlannedNode,
+        inputs: Mapping[str, Any],
+        data: Mapping[str, Any],
     ) -> Ticket:
+        """`inputs` and `data` (the rendered parameters) come redacted (see
+        RedactingCheckpoints): the hash and the recorded parameters hold no secret."""
         digest = input_hash(node, inputs, data)
-        match = self.history.match(node_id, digest) if self.history is not None else None
+        parameters = json_safe(data)
+        match = (
+            self.history.match(node_id, activation, digest) if self.history is not None else None
+        )
         if match is None:
-            return Ticket(node_id, self._next(node_id), digest, node.side_effects)
+            execution = self._next(node_id)
+            return Ticket(
+                node_id, execution, digest, node.side_effects, None, activation, parameters
+            )
         execution, prior = match
-        return Ticket(node_id, execution, digest, node.side_effects, prior)
+        return Ticket(
+            node_id,
+            execution,
+            digest,
+            node.side_effects,
+            prior,
+            activation,
+            parameters,
+            mismatch(prior, digest, inputs, data),
+        )
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:
         fields: dict[str, Any] = {"status": "started", "finished_at": None}
@@ -139,11 +163,14 @@ class Recorder:
             fields.update(
                 node_name=node.name,
                 node_type=node.type,
-                inputs=dict(inputs),
-                input_hash=ticket.input_hash,
                 side_effects=ticket.side_effects,
+                activation=ticket.activation,
                 started_at=_now(),
             )
+        # What it runs with now (a node taken up again may receive something else).
+        fields.update(
+            inputs=dict(inputs), input_hash=ticket.input_hash, parameters=ticket.parameters
+        )
         self._node(ticket, **fields)
 
     def waiting(self, ticket: Ticket) -> None:
@@ -241,12 +268,19 @@ class Recorder:
             self.on_failure(exc)
 
     async def _beat_loop(self) -> None:
+        clock = asyncio.get_running_loop().time
+        poll = CANCEL_POLL_SECONDS if self.on_cancel is not None else self.heartbeat
+        next_beat = clock() + self.heartbeat
         while True:
-            await asyncio.sleep(self.heartbeat)
+            await asyncio.sleep(max(0.0, min(poll, next_beat - clock())))
             with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
-                await self.store.heartbeat(self.run_id)
+                if clock() >= next_beat:
+                    next_beat = clock() + self.heartbeat
+                    await self.store.heartbeat(self.run_id)
                 if self.on_cancel is not None and await self.store.cancel_requested(self.run_id):
-                    self.on_cancel()
+                    on_cancel, self.on_cancel = self.on_cancel, None  # once: let it unwind
+                    poll = self.heartbeat
+                    on_cancel()
 
 
 def _now() -> datetime:

@@ -92,6 +92,7 @@ class RunService:
         if flow.document is None:
             raise ValueError("a recorded run needs a flow made by nodeloom.load()")
         settings = settings or flow.default_settings()
+        flow.check_answers(answers or {})  # invalid input: no run is recorded
         record = await self.store.create_run(
             run_id=run_id,
             flow_id=flow_id,
@@ -141,6 +142,7 @@ class RunService:
             flow = await self.flow_of(record)
             for ref in answers or {}:
                 flow.check_node(ref.split("/")[0], "answered")
+            flow.check_answers(answers or {})  # the run stays as it was
             history = History(await self.store.node_executions(run_id))
             extra = await self._rerun_arguments(record, flow)
         except BaseException:

@@ -16,11 +16,13 @@ from pydantic import BaseModel
 from nodeloom import __version__
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
+from nodeloom.server import python_tools
 from nodeloom.server.auth import require_token
 from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
+from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
     credentials,
@@ -31,6 +33,7 @@ from nodeloom.server.routes import (
     nodes,
     runs,
     tokens,
+    tools,
     websocket,
 )
 from nodeloom.server.routes import openai as openai_routes
@@ -67,9 +70,11 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             launcher=Launcher(broadcaster),
         )
         app.state.nodeloom = state
+        python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
             yield
         finally:
+            python_tools.enforce(False)
             try:
                 await state.aclose()
             finally:
@@ -83,6 +88,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     )
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if config.dev:  # no token: refuse DNS rebinding and cross-site requests instead
+        app.add_middleware(DevGuard, public_hosts=config.public_hosts)
 
     @app.get("/health", response_model=Health, tags=["server"])
     async def health() -> Health:
@@ -90,7 +97,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens, knowledge)
+    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, knowledge)
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)

@@ -1,7 +1,8 @@
 """A chat turn: one recorded run of a saved flow with the user's message, as both chat
 endpoints see it (the native `POST /api/flows/{id}/chat` and OpenAI's
 `/v1/chat/completions`). A `Turn` is the sink that collects the run's streamed tokens and
-holds the run's outcome once it has ended; `answer` is what the turn says back."""
+flow_step blocks and holds the run's outcome once it has ended; `answer` is what the turn
+says back."""
 
 from __future__ import annotations
 
@@ -14,15 +15,20 @@ from typing import Any
 
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult
+from nodeloom.flow_steps import FlowSteps, registry_lookup, shows_flow_steps
 from nodeloom.plugins.contract import Event
 
 
 class Turn:
-    """The sink that collects a run's tokens, and the run's outcome once it has ended."""
+    """The sink that collects a run's tokens and flow_step blocks, and the run's outcome
+    once it has ended. `show_steps` is the flow's Chat Start `showFlowSteps`."""
 
     def __init__(self, flow: Flow, chat_id: str) -> None:
         self.flow = flow
         self.chat_id = chat_id
+        self.show_steps = shows_flow_steps(flow.graph)
+        self.lookup = registry_lookup(flow.graph, flow.registry)
+        self.steps = FlowSteps(self.lookup)
         self.run_id = uuid.uuid4().hex
         self.created = int(time.time())
         self.outcome: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
@@ -31,6 +37,7 @@ class Turn:
 
     def emit(self, event: Event) -> None:
         data = event.data or {}
+        self.steps.push(event)
         if event.event_type == "progress" and data.get("token"):
             self._tokens.put_nowait(str(data["token"]))
 
@@ -58,6 +65,10 @@ class Turn:
         if token is not None:
             self.streamed = True
         return token
+
+    def step_blocks(self) -> list[dict[str, Any]]:
+        """The turn's flow_step blocks (none when Chat Start's showFlowSteps is off)."""
+        return [dict(block) for block in self.steps.blocks] if self.show_steps else []
 
 
 def answer(flow: Flow, result: RunResult) -> str:

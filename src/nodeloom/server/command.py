@@ -35,8 +35,21 @@ GRACE_SECONDS = 5
     help="A graph file, or a folder of them, to save as flows at start-up (repeatable); "
     "a flow of the same name gets a new version only if the file changed.",
 )
+@click.option(
+    "--public-host",
+    "public_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="With --dev, a host name (besides 127.0.0.1, ::1, localhost) the server answers "
+    "requests for, e.g. a tunnel's (repeatable). Other Host headers are refused.",
+)
 def serve_command(
-    host: str, port: int, dev: bool, max_body_mb: float, flow_paths: tuple[Path, ...]
+    host: str,
+    port: int,
+    dev: bool,
+    max_body_mb: float,
+    flow_paths: tuple[Path, ...],
+    public_hosts: tuple[str, ...],
 ) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
@@ -51,8 +64,14 @@ def serve_command(
     import uvicorn
 
     from nodeloom.server.app import create_app
+    from nodeloom.server.log_filter import log_config
 
-    config = ServerConfig(dev=dev, max_body_bytes=int(max_body_mb * 1024 * 1024), flows=flow_paths)
+    config = ServerConfig(
+        dev=dev,
+        max_body_bytes=int(max_body_mb * 1024 * 1024),
+        flows=flow_paths,
+        public_hosts=public_hosts,
+    )
     if dev:
         click.echo("nodeloom serve: --dev: authentication is OFF (loopback only)", err=True)
     elif not TokenStore(config.tokens_file).list():
@@ -66,6 +85,7 @@ def serve_command(
         host=host,
         port=port,
         log_level="info",
+        log_config=log_config(),  # no `?token=` in the log
         timeout_graceful_shutdown=GRACE_SECONDS,  # open event streams do not hold a stop
     )
 

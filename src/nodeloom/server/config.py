@@ -16,13 +16,15 @@ class ServerConfig:
     """`dev`: no authentication (only on a loopback address, see `nodeloom serve`).
     `database_url`: the run store's (None: NODELOOM_DATABASE_URL or the default SQLite
     file). `tokens_file`: where API tokens are kept (default `<data dir>/tokens.json`).
-    `flows`: graph files (or folders of them) saved as flows at start-up (see seed.py)."""
+    `flows`: graph files (or folders of them) saved as flows at start-up (see seed.py).
+    `public_hosts`: host names besides loopback ones that `dev` answers (see origin.py)."""
 
     dev: bool = False
     database_url: str | None = None
     tokens_file: Path = field(default_factory=lambda: data_dir() / "tokens.json")
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     flows: tuple[Path, ...] = ()  # graph files or folders saved as flows at start-up
+    public_hosts: tuple[str, ...] = ()
 
 
 def is_loopback(host: str) -> bool:

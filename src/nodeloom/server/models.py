@@ -3,7 +3,7 @@ Field names and shapes are those of the store's records' `to_json()`."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -265,6 +265,8 @@ class NodeExecutionModel(BaseModel):
     side_effects: str | None
     input_hash: str | None
     state_delta: Any
+    activation: str | None = None
+    parameters: dict[str, Any] | None = None
 
 
 class RunDetail(RunModel):
@@ -303,6 +305,44 @@ class ChatTurnRequest(BaseModel):
     stream: bool = Field(
         False, description="answer with the run's events as SSE, then a ChatReply frame"
     )
+    tools: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        None,
+        max_length=32,
+        description="the user tools picked for this turn (names from GET /api/tools); "
+        "taken only when the flow's Chat Start has includeUserTools on",
+    )
+
+
+class FlowStep(BaseModel):
+    """A `flow_step` block (seed 003): one card per node execution of a chat turn."""
+
+    type: Literal["flow_step"]
+    node_id: str
+    node_type: str | None
+    node_name: str | None
+    status: Literal["started", "completed", "error", "skipped"]
+    summary: str
+    detail: dict[str, Any]
+    duration_ms: int | None
+
+
+class RunSteps(BaseModel):
+    """A recorded run's flow_step blocks, and whether its flow's chat shows them."""
+
+    steps: list[FlowStep]
+    show_flow_steps: bool
+
+
+class UserToolModel(BaseModel):
+    name: str
+    type: Literal["toolset", "mcp-server"]
+    description: str
+
+
+class UserTools(BaseModel):
+    """The user tools a chat turn may pick (the server's user tools file)."""
+
+    tools: list[UserToolModel]
 
 
 class WaitingModel(BaseModel):
@@ -327,6 +367,10 @@ class ChatReply(BaseModel):
     error: dict[str, Any] | None
     run_url: str
     events_url: str
+    steps: list[FlowStep] = Field(
+        description="the flow_step block of each node execution, in the order they started "
+        "(empty when the flow's Chat Start has showFlowSteps off)"
+    )
 
 
 class ChatTurnStarted(BaseModel):

@@ -56,7 +56,14 @@ class ChatCompletionRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     user: str | None = Field(
-        None, description="names the conversation: its chat_id (default: derived)"
+        None,
+        description="names the conversation: its chat_id (else the `X-Chat-Id` header; "
+        "with neither, each completion is a new conversation)",
+    )
+    flow_steps: bool = Field(
+        False,
+        description="nodeloom extension: also send the turn's flow_step blocks "
+        "(`nodeloom.steps`; streamed, in a chunk before the last)",
     )
 
 

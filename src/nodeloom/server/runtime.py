@@ -16,6 +16,7 @@ from nodeloom.engine.flow import Flow, load
 from nodeloom.engine.result import RunResult
 from nodeloom.plugins.registry import Registry
 from nodeloom.runs import RunService
+from nodeloom.server import python_tools
 from nodeloom.server.broadcast import Broadcaster, Channel
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.tokens import TokenStore
@@ -89,6 +90,7 @@ class ServerState:
         key = (flow_id, version)
         flow = self._flows.get(key)
         if flow is None:
+            python_tools.check(document)  # saved before the allow-list, or since narrowed
             flow = self._flows[key] = load(document, registry=self.registry)
         return flow
 

@@ -15,6 +15,7 @@ from nodeloom.errors import GraphError
 from nodeloom.formats import read_graph
 from nodeloom.graph.validation import validate
 from nodeloom.plugins.registry import Registry
+from nodeloom.server import python_tools
 from nodeloom.store import Store
 
 GRAPH_SUFFIXES = (".json", ".yaml", ".yml")
@@ -46,6 +47,7 @@ async def import_flows(store: Store, registry: Registry, paths: Iterable[Path]) 
         try:
             document, _ = read_graph(path)
             validate(document, registry).raise_for_issues()
+            python_tools.check(document)
         except (GraphError, OSError) as exc:
             print(f"nodeloom serve: skipped {path}: {exc}", file=sys.stderr)
             continue

@@ -73,7 +73,7 @@ class Access:
     async def _pack(self, value: Any, layout: Layout) -> Packed:
         if value is None:
             return Packed(None)
-        text = self._packer.quick(value)
+        text = self._packer.quick(value, layout)
         if text is not None:
             return Packed(text)
         return await asyncio.to_thread(self._packer.pack, value, layout)
@@ -91,7 +91,7 @@ class Access:
                 value = row.get(column)
                 if value is None:
                     continue
-                text = quick(value)
+                text = quick(value, layout)
                 if text is None:
                     slow.append((row, column, layout))
                 else:

@@ -16,6 +16,7 @@ import hashlib
 import json
 import mmap
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from nodeloom.store.errors import NotFoundError, StoreFullError, StoreUnavailabl
 
 CHUNK = 1 << 20  # bytes written or read at a time
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+DIGEST = re.compile(r"[0-9a-f]{64}")  # a blob's name: its sha256 in lowercase hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +46,17 @@ class BlobDir:
         self.tmp = root / "tmp"
 
     def path(self, sha256: str) -> Path:
-        return self.root / sha256[:2] / sha256
+        """The file of a blob. The digest must be 64 lowercase hex digits and the file lie
+        inside the folder: a reference is never a way to name another file."""
+        if not isinstance(sha256, str) or DIGEST.fullmatch(sha256) is None:
+            raise NotFoundError(
+                f"{str(sha256)[:80]!r} is not a blob digest (64 lowercase hex digits); "
+                "only references the store wrote can be read"
+            )
+        path = self.root / sha256[:2] / sha256
+        if os.path.commonpath([self.root, os.path.normpath(path)]) != os.path.normpath(self.root):
+            raise NotFoundError(f"blob {sha256} lies outside the blob folder {self.root}")
+        return path
 
     def write_chunks(self, chunks: Iterable[str]) -> BlobInfo:
         """Write text chunks (UTF-8) as one blob; memory stays at about one CHUNK."""

@@ -10,6 +10,17 @@ threshold is written to the blob directory and replaced in the row by a `BinaryR
 The same value in a node's outputs, the `completed` event and the next node's inputs is
 therefore one file, however many rows point at it. Values larger than STREAM_ABOVE are
 encoded piece by piece straight into the blob file and never exist as one string.
+
+Blob references are the store's, never a user's. Where a reference may stand (a unit, or
+a mapping the layout descends into), an object with a `"$ref"` key is always one the store
+wrote: a value of the run's that has such a key (a webhook body, a Code node's result
+shaped like a reference, a file `BinaryRef`) is stored wrapped,
+
+    {"$ref": "literal", "value": <the value>}
+
+and unwrapped, unresolved, when read. A reference resolves only if its digest is 64 hex
+digits (so its file lies inside the blob folder, which `BlobDir.path` checks again).
+Inside a blob nothing is resolved: its content is the unit's value as it was.
 """
 
 from __future__ import annotations
@@ -19,11 +30,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodeloom.graph.values import BinaryRef, json_default
-from nodeloom.store.blobs import BlobDir, BlobInfo
+from nodeloom.graph.values import BinaryRef, DataValue, json_default
+from nodeloom.store.blobs import DIGEST, BlobDir, BlobInfo
 
 JSON_MIME = "application/json"
 REF_PREFIX = "blob:"
+REF_KEY = "$ref"
+LITERAL = "literal"  # the `$ref` of a wrapped value (see the module docstring)
+_REF_MARK = '"$ref":'  # in a column's text: a reference or a wrapped value may be there
 DEFAULT_THRESHOLD = 256 * 1024
 STREAM_ABOVE = 4 * 1024 * 1024  # larger values are never held as one JSON string
 _PIECE = 1 << 16
@@ -71,12 +85,12 @@ class Packer:
         self.blobs = blobs
         self.threshold = threshold
 
-    def quick(self, value: Any) -> str | None:
+    def quick(self, value: Any, layout: Layout = UNIT) -> str | None:
         """The column text if `value` is small enough to need no blob (the common case,
         cheap enough for the event loop); None means: call `pack` (in a thread)."""
         if estimate(value, self.threshold) > self.threshold:
             return None
-        text = dumps(value)
+        text = _text(value, layout)
         return text if len(text) <= self.threshold else None
 
     def pack(self, value: Any, layout: Layout = UNIT) -> Packed:
@@ -87,21 +101,23 @@ class Packer:
         return Packed(self._pack(value, layout, blobs), blobs)
 
     def _pack(self, value: Any, layout: Layout, blobs: list[BlobInfo]) -> str:
+        if claims_ref(value):
+            layout = UNIT  # wrapped whole (or written whole to a blob, unwrapped)
+        raw = None  # the value's own JSON (what a blob holds: never wrapped)
         if estimate(value, self.threshold) <= self.threshold:
-            text = dumps(value)
+            raw = dumps(value)
+            text = dumps(escape(value, layout)) if _REF_MARK in raw else raw
             if len(text) <= self.threshold:
                 return text
-        else:
-            text = None
         if layout is not None and isinstance(value, dict):
             parts = []
             for key, item in value.items():
                 inner = layout.get(key, layout.get("*")) if isinstance(key, str) else UNIT
                 parts.append(f"{_key(key)}:{self._pack(item, inner, blobs)}")
             return "{" + ",".join(parts) + "}"
-        if text is None and estimate(value, STREAM_ABOVE) <= STREAM_ABOVE:
-            text = dumps(value)
-        info = self.blobs.write_text(text) if text is not None else self._stream(value)
+        if raw is None and estimate(value, STREAM_ABOVE) <= STREAM_ABOVE:
+            raw = dumps(value)
+        info = self.blobs.write_text(raw) if raw is not None else self._stream(value)
         blobs.append(info)
         return dumps(BinaryRef(REF_PREFIX + info.sha256, JSON_MIME, info.size).to_json())
 
@@ -115,9 +131,12 @@ class Packer:
         return self.resolve(json.loads(text), layout)
 
     def resolve(self, value: Any, layout: Layout = UNIT) -> Any:
-        sha256 = blob_sha(value)
-        if sha256 is not None:
-            return self.blobs.load(sha256)
+        if isinstance(value, dict) and REF_KEY in value:
+            if value[REF_KEY] == LITERAL and len(value) == 2 and "value" in value:
+                return value["value"]
+            sha256 = blob_sha(value)
+            # Anything else is a row written before values were wrapped: plain data.
+            return value if sha256 is None else self.blobs.load(sha256)
         if layout is not None and isinstance(value, dict):
             return {
                 key: self.resolve(item, layout.get(key, layout.get("*")))
@@ -127,23 +146,53 @@ class Packer:
 
 
 def blob_sha(value: Any) -> str | None:
-    """The sha256 of a store blob reference, else None."""
+    """The sha256 of a store blob reference (64 lowercase hex digits), else None."""
     if (
         isinstance(value, dict)
         and len(value) == 3
         and value.get("mime") == JSON_MIME
-        and isinstance(ref := value.get("$ref"), str)
+        and isinstance(ref := value.get(REF_KEY), str)
         and ref.startswith(REF_PREFIX)
-        and len(ref) == len(REF_PREFIX) + 64
+        and DIGEST.fullmatch(ref, len(REF_PREFIX))
         and isinstance(value.get("size"), int)
     ):
         return ref[len(REF_PREFIX) :]
     return None
 
 
+def claims_ref(value: Any) -> bool:
+    """Whether a value would read as a store reference: an object with a `$ref` key (a
+    `BinaryRef` is written as one). Such a value of a run's is stored wrapped."""
+    if isinstance(value, DataValue):
+        value = value.value
+    return isinstance(value, BinaryRef) or (isinstance(value, dict) and REF_KEY in value)
+
+
+def escape(value: Any, layout: Layout = UNIT) -> Any:
+    """`value` with every object that claims to be a reference, where a reference may
+    stand (see `Layout`), wrapped as `{"$ref": "literal", "value": ...}`."""
+    if claims_ref(value):
+        return {REF_KEY: LITERAL, "value": value}
+    if isinstance(value, DataValue):
+        return escape(value.value, layout)
+    if layout is not None and isinstance(value, dict):
+        return {
+            key: escape(item, layout.get(key, layout.get("*")) if isinstance(key, str) else UNIT)
+            for key, item in value.items()
+        }
+    return value
+
+
+def _text(value: Any, layout: Layout) -> str:
+    """The column text of a value that stays in its row: `dumps`, look-alikes wrapped."""
+    text = dumps(value)
+    return dumps(escape(value, layout)) if _REF_MARK in text else text
+
+
 def has_refs(text: str | None) -> bool:
-    """Whether a column's text may hold a blob reference (cheap pre-check)."""
-    return text is not None and '"$ref":"blob:' in text
+    """Whether a column's text may hold a blob reference or a wrapped value (cheap
+    pre-check: without one, `json.loads` alone reads it)."""
+    return text is not None and _REF_MARK in text
 
 
 def estimate(value: Any, budget: int) -> int:

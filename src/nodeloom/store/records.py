@@ -169,6 +169,8 @@ class NodeExecution:
     side_effects: SideEffects | None
     input_hash: str | None = None  # the engine's hash of the inputs (for re-use on re-run)
     state_delta: Any = None  # what the execution changed in the run's state
+    activation: str | None = None  # its position in the run (see docs/durable-runs.md)
+    parameters: dict[str, Any] | None = None  # the parameters it ran with (redacted)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -188,6 +190,8 @@ class NodeExecution:
             "side_effects": self.side_effects,
             "input_hash": self.input_hash,
             "state_delta": self.state_delta,
+            "activation": self.activation,
+            "parameters": self.parameters,
         }
 
 

@@ -24,6 +24,7 @@ NODE_JSON: Mapping[str, Layout] = {
     "outputs": PORTS,
     "error": UNIT,
     "state_delta": UNIT,
+    "parameters": UNIT,
 }
 NODE_KEY = ("node_id", "execution")
 NODE_FIELDS: tuple[str, ...] = (
@@ -41,6 +42,8 @@ NODE_FIELDS: tuple[str, ...] = (
     "side_effects",
     "input_hash",
     "state_delta",
+    "activation",
+    "parameters",
 )
 _NODE_FIELD_SET = frozenset(NODE_FIELDS)
 

@@ -177,6 +177,8 @@ class NodeExecution(Base):
     side_effects: Mapped[str | None] = mapped_column(String(16))
     input_hash: Mapped[str | None] = mapped_column(String(64))
     state_delta: Mapped[str | None] = mapped_column(Text)
+    activation: Mapped[str | None] = mapped_column(Text)
+    parameters: Mapped[str | None] = mapped_column(Text)
 
 
 class Blob(Base):

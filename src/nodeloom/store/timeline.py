@@ -53,7 +53,8 @@ class Timeline(Access):
           so a batch may be sent again);
         - `nodes`: checkpoint changes, dicts with `node_id`, `execution` (default 1),
           `status` and any of node_name, node_type, inputs, outputs, error, attempts,
-          usage, started_at, finished_at, side_effects, input_hash, state_delta. As in
+          usage, started_at, finished_at, side_effects, input_hash, state_delta,
+          activation, parameters. As in
           `record_node` only the keys given change; the changes to one (node_id,
           execution) are merged in order first (later keys win), so `started` then
           `completed` is one row write;
@@ -97,6 +98,8 @@ class Timeline(Access):
         side_effects: str | None = _UNSET,
         input_hash: str | None = _UNSET,
         state_delta: Any = _UNSET,
+        activation: str | None = _UNSET,
+        parameters: Mapping[str, Any] | None = _UNSET,
     ) -> None:
         """Write a checkpoint: insert or update the row (run_id, node_id, execution).
         Only the fields given change, so `started` with inputs then `completed` with
@@ -116,6 +119,8 @@ class Timeline(Access):
             "side_effects": side_effects,
             "input_hash": input_hash,
             "state_delta": state_delta,
+            "activation": activation,
+            "parameters": parameters,
         }
         change = {"node_id": node_id, "execution": execution, "status": status}
         change.update((key, value) for key, value in given.items() if value is not _UNSET)
@@ -289,6 +294,8 @@ class Timeline(Access):
                     row.side_effects,
                     row.input_hash,
                     await self._unpack(row.state_delta, UNIT, resolve),
+                    row.activation,
+                    await self._unpack(row.parameters, UNIT, resolve),
                 )
             )
         return result

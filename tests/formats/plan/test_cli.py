@@ -93,6 +93,16 @@ def test_an_unknown_tool_exits_2_with_the_problem_located_before_anything_runs(
     assert error["code"] == "unknown_tool"
     assert error["field"] == "patterns.research.nodes[2].tools[0]"
     assert error["node_id"] == "nodes[2]"
+    assert error["message"].startswith("node 2 ('C'): ")
+
+
+def test_validate_names_each_faulty_node_by_its_index_and_node_name(nodeloom_cli, plan_file, step):
+    path = plan_file({"nodes": [step("fetch_weather", prompt="x", tools=["lookup", 3])]})
+
+    done = nodeloom_cli("validate", str(path))
+
+    assert done.returncode == 2
+    assert "node 0 ('fetch_weather'): 'tools.1' must be a string" in done.stdout + done.stderr
 
 
 def test_several_patterns_without_pattern_exit_2_listing_them(nodeloom_cli, research):

@@ -58,7 +58,30 @@ def test_the_required_fields_are_required(plan_issues, step, field):
     (issue,) = plan_issues({"nodes": [node]})
 
     assert located([issue]) == [("invalid_plan", f"nodes[0].{field}")]
-    assert issue.message == f"'{field}' is required"
+    name = "node 0" if field == "node_name" else "node 0 ('A')"
+    assert issue.message == f"{name}: '{field}' is required"
+
+
+def test_every_issue_of_a_node_names_it_by_index_and_node_name(plan_issues, step):
+    document = {
+        "research": {
+            "nodes": [
+                step("Fetch", thread="facts", initial_tool_name="nope"),
+                {**step("fetch_weather"), "tools": "lookup", "task_promt": "x"},
+                {**step("Answer", prompt="{missing}"), "node_name": 7},
+            ]
+        }
+    }
+
+    issues = plan_issues(document)
+
+    assert [issue.message.split(":")[0] for issue in issues] == [
+        "node 0 ('Fetch')",
+        "node 1 ('fetch_weather')",
+        "node 1 ('fetch_weather')",
+        "node 2",
+        "node 2",
+    ]
 
 
 def test_items_of_lists_and_objects_are_located(plan_issues, step):

@@ -67,6 +67,43 @@ def test_a_run_without_an_answer_ends_paused_with_exit_3():
     assert result["waiting"] == [{"node_id": "review", "node_name": "review", "kind": "approval"}]
 
 
+@pytest.mark.slow
+def test_an_approval_answered_from_another_process_logs_wait_input_then_input_received(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("NODELOOM_DATA_DIR", str(tmp_path))
+    flow, script = example("review")
+    paused = nodeloom("run", flow, "--json", "--mock-llm", script)
+    assert paused.returncode == 3
+    events, result = lines(paused)
+    kinds = [(e["nodeId"], e["type"]) for e in logs(events) if e["nodeId"] == "review"]
+    assert kinds == [("review", "step_start"), ("review", "wait_input")]
+
+    answer = '{"decision": "reject", "note": "too long"}'
+    resumed = nodeloom(
+        "runs",
+        "resume",
+        result["run_id"],
+        "--respond",
+        f"review={answer}",
+        "--json",
+        "--mock-llm",
+        script,
+    )
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+    recorded = nodeloom("runs", "events", result["run_id"], "--json")
+    entries = [
+        (e["type"], e["content"])
+        for e in logs(json.loads(line) for line in recorded.stdout.splitlines())
+        if e["nodeId"] == "review"
+    ]
+    assert entries == [
+        ("step_start", "approval node"),
+        ("wait_input", "Waiting for user approval"),
+        ("input_received", "User rejected this step. Feedback: too long"),
+    ]
+
+
 def test_a_failing_model_fails_the_run_with_exit_1(tmp_path):
     flow, _ = example("triage")
     script = tmp_path / "down.yaml"

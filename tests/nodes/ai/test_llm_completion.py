@@ -87,9 +87,28 @@ async def test_a_model_selector_wire_sets_the_model(mock_llm):
 
 async def test_a_base_url_on_the_node_overrides_the_environment(mock_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("NODELOOM_ALLOW_PRIVATE_NETWORK", "1")  # the mock is on loopback
     mock_llm.script([{"reply": "via node base_url"}])
-    result = await flow(base_url=mock_llm.base_url).run("hi")
+    result = await flow(base_url=mock_llm.base_url, api_key="node-key").run("hi")
     assert result.outputs["llm"]["output"]["text"] == "via node base_url"
+
+
+async def test_a_node_base_url_elsewhere_never_receives_the_environment_key(mock_llm, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("NODELOOM_ALLOW_PRIVATE_NETWORK", "1")
+    result = await flow(name="Leaky", base_url=mock_llm.base_url).run("hi")
+    assert result.status is RunStatus.FAILED and mock_llm.requests == []
+    message = result.error["message"]
+    assert "OPENAI_API_KEY" in message and "$credentials" in message
+
+
+async def test_a_node_base_url_on_a_private_network_is_refused(mock_llm, monkeypatch):
+    monkeypatch.delenv("NODELOOM_ALLOW_PRIVATE_NETWORK", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    result = await flow(base_url=mock_llm.base_url, api_key="node-key").run("hi")
+    assert result.status is RunStatus.FAILED and mock_llm.requests == []
+    assert result.error["code"] == "ssrf_blocked", result.error
+    assert "NODELOOM_ALLOW_PRIVATE_NETWORK" in result.error["message"]
 
 
 async def test_an_unconfigured_provider_fails_before_any_call_naming_node_and_fix(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 import nodeloom
 from nodeloom.errors import NodeError
 from nodeloom.nodes.data.json_transform import executor as module
+from nodeloom.nodes.data.json_transform.bounds import Guard
 from nodeloom.nodes.data.json_transform.definition import definition
 from nodeloom.nodes.data.json_transform.executor import executor
 from nodeloom.testing.context import call_executor
@@ -146,3 +148,36 @@ async def test_a_cached_expression_still_calls_functions_correctly() -> None:
     await transform("$map(items, function($i) { $i.qty })", ORDER)
     await transform("customer", ORDER)
     assert await transform("$map(items, function($i) { $i.qty })", ORDER) == [3, 1]
+
+
+LOOP = "($f := function($x) { $f($x + 1) }; $f(1))"
+
+
+async def test_a_cancelled_evaluation_stops_its_worker_thread() -> None:
+    guard = Guard()
+    task = asyncio.create_task(module.transform(LOOP, None, guard))
+    await asyncio.sleep(0.3)
+    assert not guard.finished.is_set()  # still looping, off the event loop
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(guard.finished.wait, 2)
+
+
+async def test_an_expression_without_a_node_timeout_stops_at_the_time_limit() -> None:
+    with pytest.raises(NodeError, match="D1012"):
+        await module.transform(LOOP, None, Guard(time_limit=0.3))
+
+
+async def test_runaway_recursion_stops_at_the_depth_limit() -> None:
+    with pytest.raises(NodeError, match="D1011"):
+        await transform("($f := function($x) { 1 + $f($x + 1) }; $f(1))", None)
+
+
+async def test_jsonata_regexes_run_on_re2() -> None:
+    started = time.perf_counter()
+    assert await transform("$contains(s, /(a+)+$/)", {"s": "a" * 40 + "!"}) is False
+    assert time.perf_counter() - started < 0.5
+    assert await transform('$replace(s, /A/i, "b")', {"s": "xaXa"}) == "xbXb"
+    with pytest.raises(NodeError, match="backreferences"):
+        await transform("$match(s, /(a)\\1/)", {"s": "aa"})

@@ -8,6 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from nodeloom.errors import CodeError, NodeError, NodeTimeout
 from nodeloom.nodes.flow.code.definition import DEFAULT_CODE, definition
 from nodeloom.nodes.flow.code.executor import executor
 from nodeloom.plugins.contract import Event, ExecutionResult
+from nodeloom.testing.builders import graph, node
 from nodeloom.testing.context import ExecutorContext, call_executor
 
 
@@ -374,3 +378,44 @@ async def test_cancelling_the_node_kills_its_process(tmp_path: Path) -> None:
             break
         assert time.monotonic() < deadline, f"process {pid} still exists after cancel"
         await asyncio.sleep(0.01)
+
+
+@pytest.mark.slow
+def test_the_codes_processes_die_when_the_nodeloom_process_is_killed(tmp_path: Path) -> None:
+    """SIGKILL of `nodeloom run` mid-node: the child and what it started die at once, so
+    the side effect they were about to have never happens (a resume would run the node
+    again: it must not have happened twice)."""
+    pids, side_effect, grandchild_effect = tmp_path / "pids", tmp_path / "side", tmp_path / "grand"
+    code = (
+        "import os, subprocess, time\n"
+        "def main(input, nodes):\n"
+        f"    later = subprocess.Popen(['sh', '-c', 'sleep 1.5; touch {grandchild_effect}'])\n"
+        f"    with open({str(pids) + '.tmp'!r}, 'w') as f:\n"
+        "        f.write(f'{os.getpid()} {later.pid}')\n"
+        f"    os.replace({str(pids) + '.tmp'!r}, {str(pids)!r})\n"
+        "    time.sleep(1.5)\n"
+        f"    open({str(side_effect)!r}, 'w').write('done')\n"
+    )
+    flow = tmp_path / "flow.json"
+    flow.write_text(json.dumps(graph(node("slow", "code", code=code))))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodeloom", "run", str(flow), "--json", "--ephemeral"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not pids.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "never started"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    children = [int(pid) for pid in pids.read_text().split()]
+    deadline = time.monotonic() + 1
+    while any(is_running(pid) for pid in children):
+        assert time.monotonic() < deadline, f"still running after the kill: {children}"
+        time.sleep(0.01)
+    time.sleep(2)  # past the moment both would have acted
+    assert not side_effect.exists() and not grandchild_effect.exists()

@@ -74,7 +74,7 @@ def test_the_check_hook_validates_operator_and_value() -> None:
     assert definition.check is not None
     assert definition.check({"field": "a", "operator": "equals", "value": 1}) == []
     assert definition.check({"field": "a", "operator": "regex", "value": "[a-"}) == [
-        ("value", 'Invalid regular expression "[a-": unterminated character set at position 0.')
+        ("value", 'Invalid regular expression "[a-": missing ]: [a-.')
     ]
     [(field, _)] = definition.check({"operator": "biggerThan", "value": 1})
     assert field == "operator"

@@ -5,15 +5,19 @@ streamable HTTP on 127.0.0.1. Tools are called through the session the node open
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from agno.tools.mcp import MCPTools
@@ -25,6 +29,7 @@ from nodeloom.nodes.tools.mcp_server.executor import executor
 from nodeloom.nodes.tools.toolset.executor import executor as toolset
 from nodeloom.paths import default_services
 from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.testing.builders import edge, graph, node
 
 SERVER = Path(__file__).parent / "mcp_servers" / "arith_server.py"
 COMMAND = shlex.join([sys.executable, str(SERVER)])
@@ -330,6 +335,84 @@ async def test_a_url_where_nothing_listens_is_an_error(no_env_allowance):
     assert f"MCP server `{url}`: could not connect" in str(error)
 
 
+# -- DNS rebinding: the connection goes to the address the guard checked -------------------
+
+REBOUND = "mcp.rebind.test"
+CHECKED = "127.0.0.2"  # the address the guard checks: nothing listens there (no traffic leaves)
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """An internal service on 127.0.0.1: records the Host of every request, answers 404."""
+
+    seen: ClassVar[list[str]] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _answer(self) -> None:
+        self.seen.append(self.headers.get("Host", ""))
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_DELETE = _answer
+
+
+@pytest.fixture
+def internal_service() -> Iterator[tuple[int, list[str]]]:
+    _Recorder.seen = []
+    service = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=service.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(service.server_address[1]), _Recorder.seen
+    finally:
+        service.shutdown()
+        service.server_close()
+
+
+def rebinding_dns(monkeypatch: pytest.MonkeyPatch, answers: list[str]) -> list[str]:
+    """Make REBOUND resolve to answers[0] first, then answers[1] on every later lookup
+    (the process's getaddrinfo: what the guard and any HTTP client call)."""
+    real = socket.getaddrinfo
+    given: list[str] = []
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode("ascii") if isinstance(host, bytes) else host  # httpx: bytes
+        if name != REBOUND:
+            return real(host, port, *args, **kwargs)
+        address = answers[min(len(given), len(answers) - 1)]
+        given.append(address)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port or 80)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return given
+
+
+async def test_a_name_rebound_to_loopback_after_the_check_cannot_reach_it(
+    internal_service, monkeypatch, no_env_allowance
+):
+    port, seen = internal_service
+    given = rebinding_dns(monkeypatch, [CHECKED, "127.0.0.1"])  # checked, then rebound
+    url = f"http://{REBOUND}:{port}/mcp"
+    error = await build_error({"url": url, "allow_private_network": True, "connect_timeout": 2})
+    assert error.code == "mcp_failed"
+    assert given == [CHECKED]  # resolved once, by the guard
+    assert seen == []  # the connection went to the checked address, never to the rebound one
+
+
+async def test_the_pinned_connection_keeps_the_name_in_the_host_header(
+    internal_service, monkeypatch, no_env_allowance
+):
+    port, seen = internal_service
+    given = rebinding_dns(monkeypatch, ["127.0.0.1", "10.9.9.9"])
+    url = f"http://{REBOUND}:{port}/mcp"
+    error = await build_error({"url": url, "allow_private_network": True, "connect_timeout": 5})
+    assert error.code == "mcp_failed"  # the service is no MCP server
+    assert given == ["127.0.0.1"]  # resolved once, by the guard
+    assert seen and set(seen) == {f"{REBOUND}:{port}"}
+
+
 # -- in an agent ---------------------------------------------------------------------------
 
 
@@ -370,3 +453,57 @@ async def test_an_agent_calls_the_tools_of_an_mcp_server_and_a_toolset():
         if model is not None and model.async_client is not None:
             await model.async_client.close()  # Agno leaves its HTTP client open
         await close(built)
+
+
+@pytest.mark.slow
+def test_a_stdio_server_dies_when_the_nodeloom_process_is_killed(tmp_path):
+    """SIGKILL of `nodeloom run` while the agent waits on a slow tool call of a stdio
+    server: the server and the process it started die at once, and the side effects they
+    were about to have never happen (they do not outlive the run that started them)."""
+    server_pid, target = tmp_path / "server.pid", tmp_path / "written"
+    flow = graph(
+        node("start", "chat-start"),
+        node("a", "agent", name="Helper"),
+        node(
+            "mcp",
+            "mcp-server",
+            command=COMMAND,
+            env={"ARITH_PID_FILE": str(server_pid), "ARITH_SLOW_TOOL": "1"},
+        ),
+        edge("start", "a"),
+        edge("mcp", "a", "tools", "tools"),
+    )
+    call = {"name": "write_later", "arguments": {"path": str(target), "seconds": 1.5}}
+    script = {
+        "rules": [
+            {"match": {"tool_result": False}, "tool_calls": [call]},
+            {"reply": "written"},
+        ]
+    }
+    (tmp_path / "flow.json").write_text(json.dumps(flow))
+    (tmp_path / "llm.json").write_text(json.dumps(script))
+    command = ["run", "flow.json", "--input", "hi", "--ephemeral", "--mock-llm", "llm.json"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nodeloom", *command],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    started = Path(str(target) + ".started")
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "no tool call"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    pids = [int(pid) for pid in started.read_text().split()]  # the server and its child
+    assert pids[0] == int(server_pid.read_text())
+    deadline = time.monotonic() + 1
+    while not all(process_gone(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"the server or its child outlived nodeloom: {pids}"
+        time.sleep(0.01)
+    time.sleep(2)  # past the moment the tool and the child would have written
+    assert not target.exists() and not Path(str(target) + ".child").exists()

@@ -24,11 +24,11 @@ from agno.tools.function import Function
 
 from nodeloom.errors import NodeError
 from nodeloom.net import ENV_ALLOW_PRIVATE
-from nodeloom.nodes.tools.toolset.builtins import MAX_FETCH_CHARS, build_toolset
 from nodeloom.nodes.tools.toolset.definition import TOOLSETS, check_toolset, definition
 from nodeloom.nodes.tools.toolset.executor import executor
 from nodeloom.paths import default_services
 from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.tools.builtins import MAX_FETCH_CHARS, build_toolset
 
 TOOLS_FILE = '''
 """Tools for the Toolset tests."""

@@ -5,6 +5,8 @@
 
 `loader` is light: detecting a document imports nothing heavy; converting one imports
 the schema (pydantic), the Jinja sandbox and JsonLogic. See docs/formats/ethan.md.
+The `ethan-*` node folders are in `nodes/`; their runtime helpers beside this module
+(runtime, frames, state, templates, logic, tools).
 """
 
 from __future__ import annotations

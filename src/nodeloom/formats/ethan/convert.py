@@ -21,7 +21,6 @@ Nodes no route can reach are left out (they could never run).
 from __future__ import annotations
 
 import json
-from collections import deque
 from typing import Any
 
 from nodeloom.errors import GraphError, Issue
@@ -37,6 +36,7 @@ from nodeloom.formats.ethan.schema import (
     SubgraphNode,
     ToolNode,
 )
+from nodeloom.formats.ethan.wiring import native_edge, place, reachable, route_edges, unique
 from nodeloom.formats.options import FormatOptions
 
 DEFAULT_MAX_SUBGRAPH_DEPTH = 8
@@ -100,9 +100,9 @@ class _Converter:
                 "routes": entry_routes,
             },
         )
-        nodes, edges = [start, *body["nodes"]], [*_edges(start), *body["edges"]]
-        nodes, edges = _reachable(nodes, edges, [START])
-        _place(nodes, edges, [START])
+        nodes, edges = [start, *body["nodes"]], [*route_edges(start), *body["edges"]]
+        nodes, edges = reachable(nodes, edges, [START])
+        place(nodes, edges, [START])
         graph: dict[str, Any] = {
             "format": "nodeloom",
             "limits": {"max_steps": root.model.max_steps + 1},
@@ -126,16 +126,16 @@ class _Converter:
             routes = self.routes(node, graph)
             converted = self.node(node, graph, depth, routes, in_body=False)
             nodes.append(converted)
-            edges += _edges(converted)
+            edges += route_edges(converted)
             if node.on_error is not None:
-                helper = self.on_error(node, graph, routes, _unique(f"{node.id}.on_error", taken))
+                helper = self.on_error(node, graph, routes, unique(f"{node.id}.on_error", taken))
                 nodes.append(helper)
-                edges.append(_edge(node.id, "error", helper["id"]))
-                edges += _edges(helper)
+                edges.append(native_edge(node.id, "error", helper["id"]))
+                edges += route_edges(helper)
         entries = topology.entries(graph) if depth else []
         if depth:
-            nodes, edges = _reachable(nodes, edges, entries)
-            _place(nodes, edges, entries)
+            nodes, edges = reachable(nodes, edges, entries)
+            place(nodes, edges, entries)
         return {"nodes": nodes, "edges": edges}
 
     def routes(self, node: Node, graph: Graph) -> list[dict[str, Any]]:
@@ -333,70 +333,6 @@ def _tool_model(document: Document, tool_id: str, key: str) -> Any:
 
 def _json(spec: dict[str, Any]) -> str:
     return json.dumps(spec, ensure_ascii=False)
-
-
-def _unique(candidate: str, taken: set[str]) -> str:
-    name, number = candidate, 1
-    while name in taken:
-        number += 1
-        name = f"{candidate}{number}"
-    taken.add(name)
-    return name
-
-
-def _edge(source: str, port: str, target: str) -> dict[str, Any]:
-    return {
-        "id": f"{source}:{port}",
-        "source": source,
-        "sourceHandle": port,
-        "target": target,
-        "targetHandle": "input",
-    }
-
-
-def _edges(native: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        _edge(native["id"], f"route-{index}", target)
-        for index, target in enumerate(native["data"]["routes"])
-    ]
-
-
-def _reachable(
-    nodes: list[dict[str, Any]], edges: list[dict[str, Any]], roots: list[str]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    following: dict[str, list[str]] = {}
-    for edge in edges:
-        following.setdefault(edge["source"], []).append(edge["target"])
-    seen = set(roots)
-    queue = deque(roots)
-    while queue:
-        for target in following.get(queue.popleft(), []):
-            if target not in seen:
-                seen.add(target)
-                queue.append(target)
-    kept = [node for node in nodes if node["id"] in seen]
-    return kept, [e for e in edges if e["source"] in seen and e["target"] in seen]
-
-
-def _place(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], roots: list[str]) -> None:
-    """Columns by distance from the roots, for the editor (positions never affect a run)."""
-    column = {root: 0 for root in roots}
-    following: dict[str, list[str]] = {}
-    for edge in edges:
-        following.setdefault(edge["source"], []).append(edge["target"])
-    queue = deque(roots)
-    while queue:
-        current = queue.popleft()
-        for target in following.get(current, []):
-            if target not in column:
-                column[target] = column[current] + 1
-                queue.append(target)
-    rows: dict[int, int] = {}
-    for node in nodes:
-        x = column.get(node["id"], 0)
-        y = rows.get(x, 0)
-        rows[x] = y + 1
-        node["position"] = {"x": 280 * x, "y": 140 * y}
 
 
 __all__ = ["DEFAULT_MAX_SUBGRAPH_DEPTH", "START", "convert"]

@@ -23,7 +23,7 @@ from typing import Any
 
 from nodeloom.errors import Issue
 from nodeloom.formats.ethan.schema import Document, Tool
-from nodeloom.nodes.tools.toolset.references import ReferenceSyntaxError, parse_reference
+from nodeloom.tools.references import ReferenceSyntaxError, parse_reference
 
 HTTP_FIELDS = ("method", "url", "params", "headers", "json", "data", "timeout", "allow_redirects")
 HTTP_CONFIG = (*HTTP_FIELDS, "allow_private_network")

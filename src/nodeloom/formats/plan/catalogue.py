@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nodeloom.errors import Issue
-from nodeloom.nodes.tools.toolset.definition import TOOLSETS
+from nodeloom.tools.toolsets import TOOLSETS
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 `loader` detects and converts a workflow file (see docs/formats/workflow.md); `logs`
 reads a run's events back as the workflow's own log entries (`step_start`,
 `llm_response`, `wait_input`, ...).
+The `workflow-*` node folders are in `nodes/`.
 """
 
 from nodeloom.formats.workflow.loader import loader

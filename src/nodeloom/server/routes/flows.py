@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Response
 from nodeloom.engine.flow import load
 from nodeloom.errors import GraphError
 from nodeloom.plugins.registry import Registry
+from nodeloom.server import python_tools
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import (
     FlowCreate,
@@ -116,8 +117,15 @@ def _parsed(text: str) -> dict[str, Any]:
 def native_document(document: dict[str, Any], registry: Registry) -> dict[str, Any]:
     """The document in the native format (any format nodeloom reads is converted), once
     it has loaded without an issue. Raises GraphError listing every issue."""
-    flow = load(document, registry=registry)
+    try:
+        flow = load(document, registry=registry)
+    except GraphError as exc:  # the allow-list's issues too, if it is a native document
+        refused = python_tools.issues(document)
+        if refused:
+            raise GraphError([*exc.issues, *refused]) from None
+        raise
     assert flow.document is not None
+    python_tools.check(flow.document)
     return flow.document
 
 

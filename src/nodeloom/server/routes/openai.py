@@ -5,8 +5,8 @@ nodes' output. Streaming forwards the tokens nodes stream (`progress` events).""
 
 from __future__ import annotations
 
-import hashlib
 import json
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,6 +34,8 @@ from nodeloom.server.openai_models import (
 )
 from nodeloom.server.runtime import ServerState, State
 from nodeloom.store import FlowSummary
+
+CHAT_ID_HEADER = "X-Chat-Id"
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 
@@ -72,7 +74,7 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
     saved = await state.store.get_flow(summary.id)
     flow = state.flow(saved.flow_id, saved.version, saved.document)
     message = _last_user_message(body.messages)
-    chat_id = body.user or _conversation_id(body.messages, request)
+    chat_id = _conversation_id(body, request)
     turn = Turn(flow, chat_id)
 
     def begin(sink: EventSink) -> Any:
@@ -90,13 +92,13 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
 
     await state.launcher.launch(begin, turn.run_id)
     if not body.stream:
-        return _completion(turn, body.model, await turn.outcome)
+        return _completion(turn, body.model, await turn.outcome, body.flow_steps)
     first = await turn.next_token()
     if first is None:  # nothing streamed: the run has ended, so errors get their status
         result = await turn.outcome
         _raise_for(result)
-        return _stream(turn, body.model, [answer(flow, result)], _nothing())
-    return _stream(turn, body.model, [first], _rest(turn))
+        return _stream(turn, body.model, [answer(flow, result)], _nothing(), body.flow_steps)
+    return _stream(turn, body.model, [first], _rest(turn), body.flow_steps)
 
 
 async def _rest(turn: Turn) -> AsyncIterator[str | dict[str, Any]]:
@@ -116,7 +118,11 @@ async def _nothing() -> AsyncIterator[str | dict[str, Any]]:
 
 
 def _stream(
-    turn: Turn, model: str, first: list[str], rest: AsyncIterator[str | dict[str, Any]]
+    turn: Turn,
+    model: str,
+    first: list[str],
+    rest: AsyncIterator[str | dict[str, Any]],
+    steps: bool = False,
 ) -> StreamingResponse:
     chunk_id = f"chatcmpl-{turn.run_id}"
 
@@ -138,13 +144,17 @@ def _stream(
                 yield f"data: {json.dumps(item)}\n\n"
                 return
             yield chunk(Delta(content=item))
+        if steps:  # the flow_step blocks, in a chunk of no choice (like a usage chunk)
+            blocks = {"nodeloom": {"steps": turn.step_blocks()}}
+            empty = ChatCompletionChunk(id=chunk_id, created=turn.created, model=model, choices=[])
+            yield f"data: {json.dumps({**empty.model_dump(), **blocks}, default=str)}\n\n"
         yield chunk(Delta(), finish=True)
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(frames(), media_type="text/event-stream", headers=_headers(turn))
 
 
-def _completion(turn: Turn, model: str, result: RunResult) -> JSONResponse:
+def _completion(turn: Turn, model: str, result: RunResult, steps: bool = False) -> JSONResponse:
     _raise_for(result)
     usage = {key: int(result.usage.get(key, 0)) for key in Usage.model_fields}
     body = ChatCompletion(
@@ -155,7 +165,10 @@ def _completion(turn: Turn, model: str, result: RunResult) -> JSONResponse:
         usage=Usage(**usage),
         nodeloom=RunReference(run_id=turn.run_id, chat_id=turn.chat_id),
     )
-    return JSONResponse(body.model_dump(), headers=_headers(turn))
+    content = body.model_dump()
+    if steps:
+        content["nodeloom"]["steps"] = json.loads(json.dumps(turn.step_blocks(), default=str))
+    return JSONResponse(content, headers=_headers(turn))
 
 
 def _headers(turn: Turn) -> dict[str, str]:
@@ -244,14 +257,20 @@ def _last_user_message(messages: list[ChatMessage]) -> str:
     )
 
 
-def _conversation_id(messages: list[ChatMessage], request: Request) -> str:
-    """A chat_id that stays the same as the conversation goes on: a digest of its opening
-    (the system messages and the first user message), per token."""
-    opening: list[list[str]] = []
-    for message in messages:
-        opening.append([message.role, message.text()])
-        if message.role == "user":
-            break
-    token = getattr(request.state, "token", None)
-    seed = json.dumps([token.id if token is not None else None, opening])
-    return "openai-" + hashlib.sha256(seed.encode()).hexdigest()[:32]
+def _conversation_id(body: ChatCompletionRequest, request: Request) -> str:
+    """The run's chat_id: the request's `user`, else its `X-Chat-Id` header, else a new one
+    (a turn without memory). Never derived from the messages: two callers behind one token
+    who open with the same words must not share a conversation."""
+    named = body.user or request.headers.get(CHAT_ID_HEADER, "").strip()
+    if not named:
+        return "openai-" + uuid.uuid4().hex
+    if len(named) > 200:
+        raise ApiError(
+            422,
+            "invalid_request",
+            f"the conversation name (`user` or `{CHAT_ID_HEADER}`) has {len(named)} "
+            "characters: send at most 200",
+            type="invalid_request_error",
+            param="user",
+        )
+    return named

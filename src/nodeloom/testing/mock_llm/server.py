@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
@@ -30,38 +28,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from nodeloom.testing.mock_llm.request import ChatRequest, InvalidRequest, message_text
+from nodeloom.testing.mock_llm.recording import RecordedRequest, recorder
+from nodeloom.testing.mock_llm.request import ChatRequest, InvalidRequest
 from nodeloom.testing.mock_llm.responses import chunks, completion, reply_for
 from nodeloom.testing.mock_llm.script import Script, ScriptSource, error_body, load_script
 
-_CREDENTIAL_HEADERS = frozenset({"authorization", "api-key", "x-api-key"})
 _ENDPOINTS = "POST /v1/chat/completions, GET /v1/models, GET /v1/_requests and GET /health"
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request the mock LLM received. `rule` is the index of the rule that answered
-    (None: the default action, or no answer); `headers` leave out credentials."""
-
-    path: str
-    model: str | None
-    messages: list[dict[str, Any]]
-    tools: list[str]
-    response_format: dict[str, Any] | None
-    stream: bool
-    headers: dict[str, str]
-    body: Any  # the JSON body as sent (its text if it was not JSON)
-    rule: int | None
-    status: int
-    method: str = "POST"
-
-    @property
-    def last_message(self) -> str:
-        """The text of the last message ("" if there is none)."""
-        return message_text(self.messages[-1]) if self.messages else ""
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 class _QuietServer(uvicorn.Server):
@@ -259,7 +231,7 @@ class MockLLM:
             body: Any = json.loads(raw)
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        record = _recorder(request, body)
+        record = recorder(request, body)
         denied = self._deny(request)
         if denied is not None:
             return self._answer(record(status=401), denied)
@@ -299,7 +271,7 @@ class MockLLM:
 
     async def _models(self, request: Request) -> Response:
         denied = self._deny(request)
-        record = _recorder(request, None)(status=401 if denied else 200)
+        record = recorder(request, None)(status=401 if denied else 200)
         if denied is not None:
             return self._answer(record, denied)
         data = [
@@ -324,7 +296,7 @@ class MockLLM:
             "not the Responses API)"
         )
         error = JSONResponse(error_body(message, "invalid_request_error"), status_code=404)
-        return self._answer(_recorder(request, None)(status=404), error)
+        return self._answer(recorder(request, None)(status=404), error)
 
     def _deny(self, request: Request) -> JSONResponse | None:
         wanted = self._script.api_key
@@ -349,39 +321,6 @@ class MockLLM:
             self.on_request(record)
 
 
-def _recorder(request: Request, body: Any) -> Callable[..., RecordedRequest]:
-    """A function making this request's RecordedRequest once `rule` and `status` are known."""
-    fields = body if isinstance(body, dict) else {}
-    messages = fields.get("messages")
-    tools = fields.get("tools")
-    response_format = fields.get("response_format")
-
-    def record(*, status: int, rule: int | None = None) -> RecordedRequest:
-        return RecordedRequest(
-            path=request.url.path,
-            method=request.method,
-            model=fields.get("model") if isinstance(fields.get("model"), str) else None,
-            messages=[m for m in messages if isinstance(m, dict)]
-            if isinstance(messages, list)
-            else [],
-            tools=[
-                str(t["function"].get("name"))
-                for t in tools
-                if isinstance(t, dict) and isinstance(t.get("function"), dict)
-            ]
-            if isinstance(tools, list)
-            else [],
-            response_format=response_format if isinstance(response_format, dict) else None,
-            stream=fields.get("stream") is True,
-            headers={k: v for k, v in request.headers.items() if k not in _CREDENTIAL_HEADERS},
-            body=body,
-            rule=rule,
-            status=status,
-        )
-
-    return record
-
-
 async def _wait_unless_disconnected(request: Request, seconds: float) -> bool:
     """Sleep `seconds`; False as soon as the client has gone (so a stop is not held up)."""
     loop = asyncio.get_running_loop()
@@ -399,3 +338,6 @@ async def _server_sent(events: list[dict[str, Any]], token_delay: float) -> Asyn
             await asyncio.sleep(token_delay)
         yield f"data: {json.dumps(event, ensure_ascii=False)}\n\n"
     yield "data: [DONE]\n\n"
+
+
+__all__ = ["MockLLM", "RecordedRequest"]

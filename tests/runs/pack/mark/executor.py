@@ -5,7 +5,8 @@ from nodeloom.plugins.contract import ExecutionResult
 
 class Mark:
     """Sleeps `seconds`, then logs its node id (one line per finished execution) and
-    outputs input + 1 (0 without input); `size` > 0 adds a string of that many bytes."""
+    outputs input + 1 (0 without input); `size` > 0 adds a string of that many bytes, a
+    `note` is passed on as given."""
 
     node_type = "mark"
 
@@ -16,6 +17,8 @@ class Mark:
         value = inputs["input"].value if "input" in inputs else None
         number = (value["n"] if isinstance(value, dict) else 0) + 1
         output = {"n": number}
+        if data.get("note"):
+            output["note"] = data["note"]
         if data["size"]:
             output["payload"] = "x" * int(data["size"])
         return ExecutionResult({"output": output})

@@ -1,4 +1,4 @@
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from nodeloom.models.llm import (
@@ -13,6 +13,16 @@ from nodeloom.plugins.contract import BuildContext, DataValue, Event, ExecutionR
 
 class LlmCompletionExecutor:
     node_type = "llm-completion"
+
+    @staticmethod
+    def summarize(parameters: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+        """The flow_step summary: the first words of the completion."""
+        value = outputs.get("output")
+        text = value.get("text") if isinstance(value, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            return None
+        words = text.split()
+        return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
     def build(self, data: dict[str, Any], context: BuildContext) -> None:
         """Phase 1: an unconfigured provider fails the run before any call is made."""

@@ -1,4 +1,4 @@
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from nodeloom.errors import NodeError
@@ -20,6 +20,16 @@ _HYBRID = ("model", "instructions", "temperature")
 
 class AgentExecutor:
     node_type = "agent"
+
+    @staticmethod
+    def summarize(parameters: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+        """The flow_step summary: the first words of the agent's response."""
+        value = outputs.get("output")
+        text = value.get("response") if isinstance(value, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            return None
+        words = text.split()
+        return " ".join(words[:12]) + (" …" if len(words) > 12 else "")
 
     def build(self, data: dict[str, Any], context: BuildContext) -> AgentResult | None:
         """Phase 1: compile the cluster. A model known only during the flow is compiled then."""

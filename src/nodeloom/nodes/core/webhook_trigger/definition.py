@@ -75,6 +75,7 @@ definition = NodeDefinition(
             required=True,
             description="The value callers send in the secret header (compared in constant "
             "time). A request without it is refused with 401 and starts no run.",
+            secret=True,
         ),
         Parameter(
             "mode",

@@ -3,11 +3,13 @@
 Compiled expressions are cached (bounded) per distinct expression text. jsonata-python
 keeps a per-thread "current expression" that `$now()`, `$millis()` and higher-order
 functions read, and that constructing any expression overwrites; a cached expression is
-therefore made current again before each evaluation.
+therefore made current again before each evaluation (in the worker thread that evaluates
+it: see bounds.py for why evaluation is off the event loop and how it is stopped).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +18,7 @@ from jsonata import Jsonata
 
 from nodeloom.conditions import preview
 from nodeloom.errors import NodeError
+from nodeloom.nodes.data.json_transform.bounds import WORKERS, Guard, re2_engine
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
 CACHE_SIZE = 256
@@ -37,31 +40,44 @@ class JsonTransformExecutor:
                 details={"field": "expression"},
             )
         value = inputs["input"].value if "input" in inputs else None
-        return ExecutionResult(outputs={"output": transform(expression, value)})
+        return ExecutionResult(outputs={"output": await transform(expression, value)})
 
 
-def transform(expression: str, value: Any) -> Any:
-    """Evaluate `expression` against `value`; raises NodeError (jsonata_error)."""
+async def transform(expression: str, value: Any, guard: Guard | None = None) -> Any:
+    """Evaluate `expression` against `value` in a worker thread; raises NodeError
+    (jsonata_error). Cancelling the caller stops the evaluation at its next step."""
+    guard = guard or Guard()
     compiled = _compile(expression)
     try:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(WORKERS, _evaluate, compiled, expression, value, guard)
+    except asyncio.CancelledError:
+        guard.cancelled.set()
+        raise
+
+
+def _evaluate(compiled: Jsonata, expression: str, value: Any, guard: Guard) -> Any:
+    try:
         Jsonata.CURRENT.jsonata = compiled
-        result = compiled.evaluate(value)
+        result = compiled.evaluate(value, guard.bindings())
     except Exception as error:  # jsonata raises JException and, on odd input, plain errors
         raise _jsonata_error(expression, error) from error
+    finally:
+        guard.finished.set()
     return _plain(result, expression)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def _compile(expression: str) -> Jsonata:
     try:
-        return Jsonata(expression)
+        return Jsonata(expression, regex_engine=re2_engine)
     except Exception as error:
         raise _jsonata_error(expression, error) from error
 
 
 def _jsonata_error(expression: str, error: Exception) -> NodeError:
     code = getattr(error, "error", None)
-    reason = str(error) or type(error).__name__
+    reason = (str(error) or type(error).__name__).rstrip(".")
     return NodeError(
         f"JSONata expression failed: {reason}"
         + (f" ({code})" if code else "")

@@ -1,4 +1,13 @@
-from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+from collections.abc import Mapping
+from typing import Any
+
+from nodeloom.plugins.contract import InputRequest, NodeDefinition, Parameter, Port
+
+
+def asks(data: Mapping[str, Any]) -> InputRequest:
+    """Always an approve/reject decision, whatever the prompt."""
+    return InputRequest("approval", str(data.get("prompt") or "Approve?"))
+
 
 definition = NodeDefinition(
     id="approval",
@@ -24,4 +33,5 @@ definition = NodeDefinition(
         ),
     ),
     interactive=True,
+    asks=asks,
 )

@@ -5,6 +5,11 @@ PYTHON* variables, no user site, no script directory on sys.path), a minimal env
 (the engine's variables, where secrets live, are not passed), a new session (so the whole
 process group can be killed) and an empty working directory that is removed afterwards.
 Memory, CPU and core limits are applied by the runner itself before it reads any input.
+
+The child's process group dies with the node: killed when the node ends, is cancelled or
+times out (`_end`), and when this process dies, even by SIGKILL: the child gets the read
+end of a lifeline pipe whose write end only this process holds, and the runner's watcher
+kills the group when it reads end-of-file (runner.py).
 """
 
 from __future__ import annotations
@@ -136,6 +141,9 @@ async def run_code(payload: bytes, *, timeout: float, memory_limit_mb: int) -> O
     result = _Buffer(limit=memory_bytes + 1024 * 1024)
     output = _Buffer(limit=LOG_LIMIT, tail=TAIL_LIMIT)
     workdir = tempfile.mkdtemp(prefix="nodeloom-code-")
+    # Both ends are close-on-exec: only the runner gets the read end (pass_fds), and no
+    # other process ever gets the write end, so it closes exactly when this process ends.
+    lifeline, lifeline_write = os.pipe()
     try:
         transport, child = await loop.subprocess_exec(
             lambda: _Child(result, output),
@@ -146,6 +154,8 @@ async def run_code(payload: bytes, *, timeout: float, memory_limit_mb: int) -> O
             str(RUNNER),
             str(memory_bytes),
             str(cpu_seconds),
+            str(lifeline),
+            pass_fds=(lifeline,),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -153,6 +163,8 @@ async def run_code(payload: bytes, *, timeout: float, memory_limit_mb: int) -> O
             cwd=workdir,
             start_new_session=True,
         )
+        os.close(lifeline)
+        lifeline = -1
         try:
             stdin = transport.get_pipe_transport(0)
             if stdin is not None:
@@ -173,6 +185,9 @@ async def run_code(payload: bytes, *, timeout: float, memory_limit_mb: int) -> O
             stderr_tail=output.tail.decode("utf-8", errors="replace"),
         )
     finally:
+        for fd in (lifeline, lifeline_write):
+            if fd >= 0:
+                os.close(fd)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -5,8 +5,13 @@ as it can, because every Code node execution pays its start-up.
 
 Protocol (the parent is `process.py`):
 
-- argv: the address-space limit in bytes and the CPU-time limit in seconds. Both are
-  applied, with a core-size limit of 0, before anything else is read.
+- argv: the address-space limit in bytes, the CPU-time limit in seconds and the lifeline
+  fd. Both limits are applied, with a core-size limit of 0, before anything else is read.
+- the lifeline: the read end of a pipe whose only write end the parent holds. Before the
+  user's code runs, a watcher process is forked that blocks reading it: when the parent
+  dies (even by SIGKILL) the read returns end-of-file and the watcher kills this whole
+  process group, the user's code and anything it started. A separate process, not a
+  thread, so the user's code cannot delay it by holding the GIL.
 - stdin: one JSON document `{"code": str, "input": any, "nodes": {name: any}}`.
 - the real stdout (kept as a private fd) receives exactly one JSON document, the outcome:
   `{"ok": true, "result": ...}` or
@@ -218,6 +223,24 @@ def _suggestion(value: object) -> str:
     return "to a dict, list, str, number, bool or None"
 
 
+def _watch_lifeline(fd: int) -> int:
+    """Fork the watcher (see the module docstring); returns its pid."""
+    import os
+
+    pid = os.fork()
+    if pid:
+        os.close(fd)  # the user's code never sees the lifeline
+        return pid
+    try:  # the watcher keeps no pipe of the child's open: only the lifeline
+        os.closerange(0, fd)
+        os.closerange(fd + 1, 1 << 16)
+        while os.read(fd, 1):
+            pass
+    finally:
+        os.killpg(0, 9)  # SIGKILL to the group, the watcher included
+        os._exit(0)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     import os
 
@@ -229,6 +252,8 @@ def _write_all(fd: int, data: bytes) -> None:
 def main() -> None:
     _apply_limits(int(sys.argv[1]), int(sys.argv[2]))
     import os
+
+    watcher = _watch_lifeline(int(sys.argv[3]))
 
     result_fd = os.dup(1)  # the private result channel; not inherited by subprocesses
     os.dup2(2, 1)  # fd-level writes to stdout (C code, subprocesses) become logs
@@ -249,6 +274,11 @@ def main() -> None:
     except Exception:  # the user may have replaced or closed it
         pass
     _write_all(result_fd, document.encode())
+    try:  # the parent kills the group anyway; reaping the watcher leaves no zombie
+        os.kill(watcher, 9)
+        os.waitpid(watcher, 0)
+    except OSError:  # the user's code reaped or killed it
+        pass
     os._exit(0)  # do not wait for threads the user's code left running
 
 

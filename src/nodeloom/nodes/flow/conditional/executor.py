@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.conditions import evaluate_condition
@@ -10,6 +11,12 @@ from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
 class ConditionalExecutor:
     node_type = "conditional"
+
+    @staticmethod
+    def summarize(parameters: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+        """The flow_step summary: which port fired."""
+        fired = [port for port in outputs if port != "error"]
+        return f"→ {', '.join(fired)}" if fired else None
 
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext

@@ -1,7 +1,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+from nodeloom.plugins.contract import InputRequest, NodeDefinition, Parameter, Port
 
 FIELD_TYPES = ("string", "number", "boolean")
 
@@ -26,6 +26,16 @@ def _check(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     return problems
 
 
+def asks(data: Mapping[str, Any]) -> InputRequest | None:
+    """Text, or the form of `fields`; None when the fields are set by an expression."""
+    if "fields" not in data:
+        return None
+    fields = data.get("fields") or ()
+    if not isinstance(fields, (list, tuple)) or not all(isinstance(f, Mapping) for f in fields):
+        return None  # the graph's validation reports it
+    return InputRequest("input", str(data.get("prompt") or ""), fields=tuple(fields))
+
+
 definition = NodeDefinition(
     id="human-input",
     name="Human Input",
@@ -45,5 +55,6 @@ definition = NodeDefinition(
         ),
     ),
     interactive=True,
+    asks=asks,
     check=_check,
 )

@@ -15,6 +15,12 @@ MODES = ("first", "all")
 class SwitchExecutor:
     node_type = "switch"
 
+    @staticmethod
+    def summarize(parameters: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+        """The flow_step summary: which port fired."""
+        fired = [port for port in outputs if port != "error"]
+        return f"→ {', '.join(fired)}" if fired else None
+
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:

@@ -77,7 +77,8 @@ definition = NodeDefinition(
             "Headers",
             default={},
             description="An object of header names and values. Values never appear in "
-            "error messages, so they may hold credentials.",
+            "error messages, so they may hold credentials ({{ $credentials.NAME }}).",
+            secret=True,
         ),
         Parameter(
             "query",
@@ -85,7 +86,8 @@ definition = NodeDefinition(
             "Query",
             default={},
             description="An object of query parameters added to the URL; a list value "
-            "repeats the parameter.",
+            "repeats the parameter. May hold credentials (an API key parameter).",
+            secret=True,
         ),
         Parameter(
             "body",

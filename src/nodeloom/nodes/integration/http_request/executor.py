@@ -9,6 +9,7 @@ Header values are credentials more often than not: no message here ever shows on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Mapping
@@ -59,6 +60,19 @@ class HttpRequestExecutor:
     the catalogue's executor uses the real ones."""
 
     node_type = "http-request"
+
+    @staticmethod
+    def summarize(parameters: Mapping[str, Any], outputs: Mapping[str, Any]) -> str | None:
+        """The flow_step summary: `GET host → 200` (the host of an inline URL; a URL made
+        by an expression shows as `…`)."""
+        method = str(parameters.get("method") or "GET").upper()
+        url = parameters.get("url")
+        host = "…"
+        head = url.split("{{", 1)[0] if isinstance(url, str) else ""
+        if head and (head == url or head.count("/") >= 3):  # the host is not templated
+            with contextlib.suppress(httpx.InvalidURL):
+                host = httpx.URL(head).host or "…"
+        return f"{method} {host} → {outputs.get('status', '?')}"
 
     def __init__(
         self,

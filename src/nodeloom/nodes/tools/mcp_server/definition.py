@@ -6,9 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
-
-DEFAULT_CONNECT_TIMEOUT = 10.0
-DEFAULT_CALL_TIMEOUT = 60.0
+from nodeloom.tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT
 
 
 def _is_set(value: Any) -> bool:
@@ -103,7 +101,8 @@ definition = NodeDefinition(
             default={},
             description="Extra environment variables for the `command` server, e.g. "
             '{"API_KEY": "..."}. The server also gets PATH, HOME and a few basics, not '
-            "nodeloom's whole environment.",
+            "nodeloom's whole environment. May hold credentials ({{ $credentials.NAME }}).",
+            secret=True,
         ),
         Parameter(
             "allow",

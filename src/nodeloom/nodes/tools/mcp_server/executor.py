@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodeloom.nodes.tools.mcp_server.connection import connect
-from nodeloom.nodes.tools.mcp_server.server import read_server
 from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.tools.mcp.connection import connect
+from nodeloom.tools.mcp.server import read_server
 
 
 class McpServerExecutor:

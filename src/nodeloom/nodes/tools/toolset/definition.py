@@ -2,36 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from nodeloom.nodes.tools.toolset.references import ReferenceSyntaxError, parse_reference
 from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
-
-# Built-in toolset -> the tools (function names) the model sees. The executor builds them.
-TOOLSETS: dict[str, tuple[str, ...]] = {
-    "calculator": (
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "exponentiate",
-        "factorial",
-        "is_prime",
-        "square_root",
-    ),
-    "datetime": ("current_datetime",),
-    "http_fetch": ("http_fetch",),
-}
-
-
-def unknown_toolset_message(name: object) -> str:
-    """What to say about a toolset name that is not built in: a did-you-mean and the list."""
-    valid = ", ".join(TOOLSETS)
-    hint = difflib.get_close_matches(str(name), list(TOOLSETS), n=1)
-    suggestion = f"did you mean '{hint[0]}'? " if hint else ""
-    return f"no built-in toolset {name!r}; {suggestion}built-in toolsets: {valid}"
+from nodeloom.tools.references import ReferenceSyntaxError, parse_reference
+from nodeloom.tools.toolsets import TOOLSETS, unknown_toolset_message
 
 
 def _is_expression(value: Any) -> bool:

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.nodes.tools.toolset.builtins import build_toolset
-from nodeloom.nodes.tools.toolset.definition import TOOLSETS, unknown_toolset_message
-from nodeloom.nodes.tools.toolset.loader import load_tool, not_found
-from nodeloom.nodes.tools.toolset.references import (
+from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.tools.builtins import build_toolset
+from nodeloom.tools.loader import load_tool, not_found
+from nodeloom.tools.references import (
     EXAMPLES,
     Reference,
     ReferenceSyntaxError,
     parse_reference,
 )
-from nodeloom.plugins.contract import BuildContext, ToolsResult
+from nodeloom.tools.toolsets import TOOLSETS, unknown_toolset_message
 
 
 class ToolsetExecutor:

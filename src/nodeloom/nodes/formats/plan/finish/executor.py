@@ -1,3 +1,0 @@
-from nodeloom.formats.plan.executors import PlanFinishExecutor
-
-executor = PlanFinishExecutor()

@@ -1,3 +1,0 @@
-from nodeloom.formats.plan.executors import PlanStepExecutor
-
-executor = PlanStepExecutor("plan-llm-first")
