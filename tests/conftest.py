@@ -7,6 +7,7 @@ os.environ.setdefault("AGNO_TELEMETRY", "false")
 pytest_plugins = [
     "nodeloom.testing.mock_llm.pytest_plugin",
     "nodeloom.testing.stores.pytest_plugin",
+    "nodeloom.testing.flowtest.pytest_plugin",
 ]
 
 

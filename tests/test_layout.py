@@ -11,8 +11,6 @@ LIMIT = 400
 PENDING_SPLIT = {
     "engine/run.py",
     "engine/context.py",
-    "engine/flow.py",
-    "runs/service.py",
 }
 PENDING_DOCSTRING = {"engine/__init__.py"}
 

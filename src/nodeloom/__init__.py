@@ -15,7 +15,6 @@ from nodeloom.errors import (
     NodeError,
     NodeloomError,
 )
-from nodeloom.graph.values import BinaryRef, DataValue
 from nodeloom.plugins.contract import (
     Event,
     ExecutionResult,
@@ -26,6 +25,7 @@ from nodeloom.plugins.contract import (
     Port,
 )
 from nodeloom.plugins.registry import Registry, default_registry
+from nodeloom.values import BinaryRef, DataValue
 
 __version__ = "0.1.0"
 

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
+import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -133,14 +136,24 @@ def test_the_run_timeout_cancels_a_running_code_node_at_once(nodeloom, write_gra
     assert_sleeper_stopped(lines, pid_file, side_effect)
 
 
+def _read_lines(stream: Iterable[str], into: queue.Queue[str]) -> None:
+    for line in stream:
+        into.put(line)
+
+
 def test_runs_cancel_from_another_process_cancels_a_running_code_node_within_a_second(
     nodeloom, spawn, write_graph, tmp_path: Path
 ):
     pid_file, side_effect = tmp_path / "pid", tmp_path / "side-effect"
     path = write_graph("cancelled", graph(sleeper(pid_file, side_effect)))
     running: subprocess.Popen[str] = spawn("run", str(path), "--json")
+    # Every line is read through the one file object: `communicate()` after a
+    # `readline()` reads the pipe itself and loses what readline had buffered (events).
+    out_lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=_read_lines, args=(running.stdout, out_lines))
+    reader.start()
     try:
-        run_id = json.loads(running.stdout.readline())["run_id"]
+        run_id = json.loads(out_lines.get(timeout=30))["run_id"]
         deadline = time.monotonic() + 30
         while not pid_file.exists():
             assert time.monotonic() < deadline and running.poll() is None, "never started"
@@ -149,12 +162,16 @@ def test_runs_cancel_from_another_process_cancels_a_running_code_node_within_a_s
         assert cancel.returncode == 0, cancel.stderr
         asked = time.time()
         assert cancel.stdout.startswith(f"cancel requested: run {run_id}")
-        out, err = running.communicate(timeout=30)
+        running.wait(timeout=30)
+        err = running.stderr.read()  # --json: a few lines at most, never a full pipe
     finally:
         if running.poll() is None:
             running.kill()
             running.wait()
-    lines = events(out)
+        reader.join()
+        running.stdout.close()
+        running.stderr.close()
+    lines = events("".join(out_lines.queue))
     [cancelled] = of_type(lines, "run_cancelled")
     assert cancelled["timestamp"] - asked < 0.5 + PROMPTLY, err
     assert_sleeper_stopped(lines, pid_file, side_effect)

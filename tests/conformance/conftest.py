@@ -1,5 +1,5 @@
 """The semantics suite: one rule per test, named as the rule. Uses the tiny fixture
-plugin pack in ./pack (const, sleep, flaky, fail, route, number, side-echo) beside the
+plugin pack in ./pack (const, sleep, flaky, fail, route, number, side-echo, announce) beside the
 built-in catalogue."""
 
 from pathlib import Path

@@ -247,3 +247,13 @@ async def test_a_target_run_keeps_answers_to_nodes_outside_its_subset_unused(run
     assert result.status is RunStatus.COMPLETED
     with pytest.raises(GraphError, match="not a node of the graph"):
         await flow.run("m", target="start", answers={"chek": "yes"})
+
+
+async def test_a_waiting_node_announces_itself_once_and_not_for_an_answer_given_ahead(run):
+    doc = graph(node("a", "announce"), node("b", "announce"))
+    flow = run.load(doc)
+    paused = await flow.run(answers={"b": "given"})
+    assert paused.status is RunStatus.PAUSED
+    done = await flow.resume(paused.run_id, "a", "later")
+    assert done.outputs == {"a": {"output": "later"}, "b": {"output": "given"}}
+    assert done.state["announced"] == ["a"]

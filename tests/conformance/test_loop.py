@@ -169,3 +169,77 @@ async def test_output_node_picks_which_body_node_gives_the_result(run):
     inner = {"nodes": [node("a", "const", value="A"), node("b", "const", value="B")], "edges": []}
     result, _ = await run(graph(node("loop", "loop", items=[1], body=inner, output_node="a")))
     assert result.outputs["loop"]["output"] == ["A"]
+
+
+# -- concurrency ----------------------------------------------------------------------
+
+
+def sleeper(**data):
+    return body(node("s", "sleep", seconds="{{ $json }}", **data))
+
+
+async def test_concurrent_iterations_overlap_and_their_results_stay_in_item_order(run):
+    doc = graph(node("loop", "loop", items=[0.2, 0.05, 0.1], concurrency=3, body=sleeper()))
+    result, events = await run(doc)
+    assert result.status is RunStatus.COMPLETED
+    assert result.outputs["loop"]["output"] == [0.2, 0.05, 0.1]
+    inner = [
+        e for e in events if e.node_id == "loop/s" and e.event_type in ("started", "completed")
+    ]
+    assert [e.event_type for e in inner] == ["started"] * 3 + ["completed"] * 3
+    finished = [e.data["outputs"]["output"] for e in inner if e.event_type == "completed"]
+    assert finished == [0.05, 0.1, 0.2]
+    progress = [e.data for e in of_type(events, "progress", "loop")]
+    assert progress == [{"iteration": n, "of": 3} for n in (1, 2, 3)]
+
+
+async def test_no_more_iterations_run_at_once_than_the_concurrency(run):
+    doc = graph(node("loop", "loop", items=[0.05] * 5, concurrency=2, body=sleeper()))
+    result, events = await run(doc)
+    assert result.outputs["loop"]["output"] == [0.05] * 5
+    running = peak = 0
+    for event in events:
+        if event.node_id == "loop/s" and event.event_type == "started":
+            running += 1
+            peak = max(peak, running)
+        elif event.node_id == "loop/s" and event.event_type == "completed":
+            running -= 1
+    assert peak == 2
+
+
+async def test_a_failing_concurrent_iteration_cancels_the_others_and_fails_the_loop(run):
+    doc = graph(node("loop", "loop", items=[5, "x", 5], concurrency=3, body=sleeper()))
+    result, _ = await run(doc, timeout=4)
+    assert result.status is RunStatus.FAILED
+    assert result.error["node_id"] == "loop"
+    assert "failed: iteration 1: node 's'" in result.error["message"]
+    assert sorted(result.state["cancelled"]) == ["loop/s", "loop/s"]
+
+
+async def test_a_body_that_may_wait_for_a_person_cannot_run_concurrently(run):
+    approve = {"nodes": [node("ok", "approval")], "edges": []}
+    doc = graph(node("loop", "loop", items=[1, 2], concurrency=2, body=approve))
+    result, _ = await run(doc)
+    assert result.status is RunStatus.FAILED
+    assert result.error["code"] == "invalid_parameter"
+    assert "set concurrency to 1" in result.error["message"]
+
+
+async def test_a_run_pauses_only_after_every_concurrent_iteration_has_finished(run):
+    doc = graph(
+        node("ok", "approval"),
+        node("loop", "loop", items=[0.02, 0.1, 0.1], concurrency=3, body=sleeper()),
+    )
+    paused, _ = await run(doc)
+    assert paused.status is RunStatus.PAUSED
+    assert paused.outputs["loop"]["output"] == [0.02, 0.1, 0.1]
+
+
+async def test_a_loop_beside_a_waiting_approval_finishes_every_iteration_before_the_pause(run):
+    doc = graph(
+        node("ok", "approval"),
+        node("loop", "loop", items=[0.01, 0.01, 0.01], body=sleeper()),
+    )
+    paused, _ = await run(doc)
+    assert paused.status is RunStatus.PAUSED
+    assert paused.outputs["loop"]["output"] == [0.01, 0.01, 0.01]

@@ -85,6 +85,53 @@ def test_the_concierge_uses_its_mcp_server_and_its_sub_agent():
     assert "Peru" in response and "Miraflores" in response
 
 
+def test_every_example_has_a_flow_test_beside_it():
+    """`pytest` collects examples/*.flowtest.yaml (testpaths), so CI runs them."""
+    missing = [p.name for p in EXAMPLES if not p.with_suffix(".flowtest.yaml").exists()]
+    assert missing == []
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_the_support_router_evaluates_over_its_20_row_dataset_offline():
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "nodeloom"),
+            *("eval", "examples/support-router.json", "examples/support-router.eval.jsonl"),
+            *("--scorer", "contains", "--json"),
+            *("--mock-llm", "examples/support-router.mock.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(done.stdout)
+    assert record["dataset"]["rows"] == 20
+    # The mock's classifier rules miss three phrasings ("billed", "freezes", "payment").
+    assert record["summary"] == {"contains": 0.85}
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_nodeloom_test_passes_every_example_flow_test_and_writes_junit(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    report = tmp_path / "junit.xml"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "nodeloom"), "test", "examples", "--junit", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    suites = ET.parse(report).getroot()
+    assert suites.get("failures") == "0" and suites.get("errors") == "0"
+    assert {s.get("name") for s in suites} == {f"examples/{p.stem}.flowtest.yaml" for p in EXAMPLES}
 @pytest.mark.e2e
 def test_ask_the_docs_answers_from_the_ingested_documents_with_a_citation():
     ingest = ROOT / "examples" / "knowledge" / "ingest-docs.json"

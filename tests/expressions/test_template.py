@@ -17,7 +17,7 @@ from nodeloom.expressions import (
     compile_template,
     has_expression,
 )
-from nodeloom.graph.values import BinaryRef
+from nodeloom.values import BinaryRef
 
 SCOPE = DictScope(
     {

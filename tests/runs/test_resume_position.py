@@ -123,7 +123,7 @@ async def test_a_node_whose_parameter_renders_differently_or_holds_a_credential_
     document = graph(
         node("clock", "mark", log=str(log), seconds=0.2, note="at {{ now() }}"),
         node("later", "mark", log=str(log), seconds=0.2),
-        node("auth", "mark", log=str(log), seconds=0.2, note="Bearer {{ $credentials.tok }}"),
+        node("auth", "mark", log=str(log), seconds=0.2, token="Bearer {{ $credentials.tok }}"),
         node("use", "mark", log=str(log), seconds=0.2),
         node("tail", "mark", log=str(log), seconds=0.6),
         edge("clock", "later"),
@@ -150,7 +150,7 @@ async def test_a_node_whose_parameter_renders_differently_or_holds_a_credential_
     assert found["execution"] == 1 and found["recorded_hash"] != found["hash"]
     # Positions and rendered parameters are recorded, the credential masked.
     by_id = {r.node_id: r for r in rows}
-    assert by_id["auth"].parameters["note"] == "***"  # a secret parameter is masked whole
+    assert by_id["auth"].parameters["token"] == "***"  # a secret parameter is masked whole
     assert by_id["clock"].parameters["note"].startswith("at 20")
     assert {r.activation for r in rows} == {""}
     text = json.dumps([r.to_json() for r in rows], default=str)

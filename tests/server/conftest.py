@@ -81,14 +81,20 @@ class Server:
             client.close()
 
 
-def start_server(folder: Path, *extra: str, environment: dict[str, str] | None = None) -> Server:
-    """`nodeloom serve` with `extra` arguments, and `environment` added to the server's."""
+def start_server(
+    folder: Path,
+    *extra: str,
+    environment: dict[str, str] | None = None,
+    port: int | None = None,
+) -> Server:
+    """`nodeloom serve` with `extra` arguments, and `environment` added to the server's,
+    on `port` (default: a free one)."""
     folder.mkdir(parents=True, exist_ok=True)
     env = {**server_environment(folder), **(environment or {})}
     created = nodeloom(env, "token", "create", "tests", "--json")
     assert created.returncode == 0, created.stderr
     token = json.loads(created.stdout)["token"]
-    port = free_port()
+    port = port or free_port()
     log = folder / "server.log"
     with log.open("wb") as output:
         process = subprocess.Popen(

@@ -5,20 +5,29 @@ masked whole; a key the model streams in two tokens is masked in the stream."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
+import pytest
 
+from nodeloom.net import ENV_ALLOW_PRIVATE
 from nodeloom.testing.builders import chain, node
 from nodeloom.testing.mock_llm import MockLLM
 
-from .conftest import Server, read_frames
+from .conftest import Server, read_frames, serving
 from .echo import echo_server
 from .test_runs import save, wait_for
 
 SECRET = "Kp3-derived-forms-9d2e"
 SPLIT = "Kp3-split 9d2e-two"  # the mock LLM streams word by word: two tokens
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The mock LLM a flow names (its node's base_url) listens on loopback."""
+    yield from serving(tmp_path_factory, {ENV_ALLOW_PRIVATE: "1"})
 
 
 def derived_flow(port: int) -> dict[str, Any]:

@@ -23,11 +23,14 @@ async def test_files_become_flows_once_and_a_changed_file_a_new_version(
     folder.mkdir()
     write(folder / "greeter.json", "Hi {{ $json.message }}")
     (folder / "greeter.mock.yaml").write_text("not: a graph\n")
+    (folder / "greeter.flowtest.yaml").write_text("flow: greeter.json\ntests: []\n")
     (folder / "broken.json").write_text("{nope")
     registry = default_registry()
 
     assert await import_flows(store, registry, [folder]) == ["Greeter (version 1)"]
-    assert "skipped" in capsys.readouterr().err  # broken.json, named with its problem
+    skipped = capsys.readouterr().err
+    assert "broken.json" in skipped  # named with its problem
+    assert "flowtest" not in skipped and "mock" not in skipped  # not graphs: not tried
     assert [f.name for f in await store.list_flows()] == ["Greeter"]
     assert await import_flows(store, registry, [folder]) == []  # a restart adds nothing
 

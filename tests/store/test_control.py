@@ -102,3 +102,13 @@ async def test_a_finished_run_cannot_be_asked_to_cancel(store: Store):
     for call in (store.request_cancel("nope"), store.cancel_requested("nope")):
         with pytest.raises(NotFoundError, match="nope"):
             await call
+
+
+async def test_the_cancel_requests_of_many_runs_are_read_at_once(store: Store):
+    asked, other, finished = [await store.create_run() for _ in range(3)]
+    await store.request_cancel(asked.id)
+    await store.request_cancel(finished.id)
+    await store.finish_run(finished.id, "cancelled")
+    ids = [asked.id, other.id, finished.id, "nope"]
+    assert await store.cancels_requested(ids) == {asked.id, finished.id}
+    assert await store.cancels_requested([]) == set()

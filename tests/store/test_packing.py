@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from nodeloom.graph.values import BinaryRef, DataValue
 from nodeloom.store.blobs import BlobDir
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import EVENT_DATA, PORTS, Packer, dumps, estimate, iter_json
+from nodeloom.values import BinaryRef, DataValue
 
 VALUES = [
     None,

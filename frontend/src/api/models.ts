@@ -75,6 +75,10 @@ export type RunStatus = Schemas['RunModel']['status']
 
 export type RunRecord = Schemas['RunModel'] & { [key: string]: unknown }
 
+export type EvaluationSummary = Schemas['EvaluationSummary']
+
+export type Evaluation = Schemas['Evaluation']
+
 /** A graph in the native format (docs/formats/native.md); the API types it as an object. */
 export interface GraphNode {
   id: string

@@ -441,6 +441,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Evaluations
+         * @description Every stored evaluation without its rows, newest first.
+         */
+        get: operations["list_evaluations_api_evaluations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{evaluation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Evaluation
+         * @description One evaluation with its rows: each answer and its scores.
+         */
+        get: operations["get_evaluation_api_evaluations__evaluation_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/knowledge/collections": {
         parameters: {
             query?: never;
@@ -602,6 +642,30 @@ export interface paths {
          *     timeout). Async: 202 with the run id.
          */
         post: operations["call_hook_api_hooks__webhook_path__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/decisions/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show Decision
+         * @description A page saying what the link decides, with a button that POSTs it.
+         */
+        get: operations["show_decision_api_decisions__token__get"];
+        put?: never;
+        /**
+         * Record Decision
+         * @description Record the decision and resume the run in the background (202).
+         */
+        post: operations["record_decision_api_decisions__token__post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -873,6 +937,92 @@ export interface components {
         ErrorResponse: {
             error: components["schemas"]["ErrorDetail"];
         };
+        /** Evaluation */
+        Evaluation: {
+            /** Id */
+            id: string;
+            /** Created At */
+            created_at: string;
+            /** Duration S */
+            duration_s: number;
+            flow: components["schemas"]["EvaluationFlow"];
+            dataset: components["schemas"]["EvaluationDataset"];
+            /** Scorers */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** Summary */
+            summary: {
+                [key: string]: number;
+            };
+            /** Rows */
+            rows: components["schemas"]["EvaluationRow"][];
+        };
+        /** EvaluationDataset */
+        EvaluationDataset: {
+            /** Path */
+            path: string;
+            /** Sha256 */
+            sha256: string;
+            /** Rows */
+            rows: number;
+        };
+        /** EvaluationFlow */
+        EvaluationFlow: {
+            /** Name */
+            name?: string | null;
+            /** Path */
+            path?: string | null;
+            /** Version */
+            version: string;
+        };
+        /** EvaluationList */
+        EvaluationList: {
+            /** Evaluations */
+            evaluations: components["schemas"]["EvaluationSummary"][];
+        };
+        /** EvaluationRow */
+        EvaluationRow: {
+            /** Id */
+            id: string;
+            /** Input */
+            input?: unknown;
+            /** Expected */
+            expected?: unknown;
+            /** Answer */
+            answer?: unknown;
+            /** Status */
+            status: string;
+            /** Run Id */
+            run_id?: string | null;
+            /** Error */
+            error?: string | null;
+            /** Duration Ms */
+            duration_ms: number;
+            /** Scores */
+            scores: {
+                [key: string]: components["schemas"]["RowScore"];
+            };
+        };
+        /** EvaluationSummary */
+        EvaluationSummary: {
+            /** Id */
+            id: string;
+            /** Created At */
+            created_at: string;
+            /** Duration S */
+            duration_s: number;
+            flow: components["schemas"]["EvaluationFlow"];
+            dataset: components["schemas"]["EvaluationDataset"];
+            /** Scorers */
+            scorers: {
+                [key: string]: unknown;
+            }[];
+            /** Summary */
+            summary: {
+                [key: string]: number;
+            };
+        };
         /** FlowCreate */
         FlowCreate: {
             /** Name */
@@ -977,6 +1127,11 @@ export interface components {
             document_hash: string;
             /** Created At */
             created_at: string;
+        };
+        /** HTTPValidationError */
+        HTTPValidationError: {
+            /** Detail */
+            detail?: components["schemas"]["ValidationError"][];
         };
         /** Health */
         Health: {
@@ -1253,6 +1408,13 @@ export interface components {
              * @default false
              */
             replay_external: boolean;
+        };
+        /** RowScore */
+        RowScore: {
+            /** Score */
+            score: number;
+            /** Reason */
+            reason: string;
         };
         /**
          * RunAccepted
@@ -1541,6 +1703,19 @@ export interface components {
             document: {
                 [key: string]: unknown;
             } | string;
+        };
+        /** ValidationError */
+        ValidationError: {
+            /** Location */
+            loc: (string | number)[];
+            /** Message */
+            msg: string;
+            /** Error Type */
+            type: string;
+            /** Input */
+            input?: unknown;
+            /** Context */
+            ctx?: Record<string, never>;
         };
         /** ValidationResult */
         ValidationResult: {
@@ -2998,6 +3173,111 @@ export interface operations {
             };
         };
     };
+    list_evaluations_api_evaluations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationList"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    get_evaluation_api_evaluations__evaluation_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                evaluation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such flow or run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     list_collections_api_knowledge_collections_get: {
         parameters: {
             query?: never;
@@ -3463,6 +3743,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    show_decision_api_decisions__token__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    record_decision_api_decisions__token__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -3,17 +3,31 @@
 import { useEffect, useState } from 'react'
 import { Editor } from '../canvas/Editor'
 import { ChatPanel } from '../chat/ChatPanel'
+import { Home } from '../home/Home'
 import { KnowledgePage } from '../knowledge/KnowledgePage'
 import { RunHistory } from '../runs/RunHistory'
 import { Settings } from '../settings/Settings'
 import { useCatalogue } from '../state/catalogue'
 import { hrefOf, useRoute } from './route'
+import { Help, isHelpKey } from './Help'
 import { TokenDialog } from './TokenDialog'
 
 export function App() {
   const route = useRoute()
   const { catalogue, error, load } = useCatalogue()
   const [askToken, setAskToken] = useState(false)
+  const [help, setHelp] = useState(false)
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (isHelpKey(event)) {
+        event.preventDefault()
+        setHelp(true)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
 
   useEffect(() => {
     const onUnauthorized = () => setAskToken(true)
@@ -25,10 +39,13 @@ export function App() {
   return (
     <div className="app">
       <header className="topbar">
-        <a className="brand" href="#/flows">
+        <a className="brand" href={hrefOf({ page: 'home' })}>
           nodeloom
         </a>
         <nav aria-label="Pages">
+          <a href={hrefOf({ page: 'home' })} aria-current={route.page === 'home' ? 'page' : undefined}>
+            Flows
+          </a>
           <a href={hrefOf({ page: 'editor', flowId: null })} aria-current={route.page === 'editor' ? 'page' : undefined}>
             Editor
           </a>
@@ -42,21 +59,26 @@ export function App() {
             Settings
           </a>
         </nav>
+        <button type="button" className="help-button" aria-label="Help: keyboard shortcuts and docs" onClick={() => setHelp(true)}>
+          ?
+        </button>
       </header>
       {error && !catalogue && !askToken && (
         <p className="banner error" role="alert">
           Could not load the node catalogue: {error}
         </p>
       )}
+      {catalogue && route.page === 'home' && <Home />}
       {catalogue && route.page === 'editor' && (
         <div className="editor-layout">
           <Editor flowId={route.flowId} />
-          <ChatPanel />
+          <ChatPanel focus={route.chat === true} />
         </div>
       )}
       {catalogue && route.page === 'runs' && <RunHistory runId={route.runId} />}
       {catalogue && route.page === 'knowledge' && <KnowledgePage />}
       {catalogue && route.page === 'settings' && <Settings />}
+      {help && <Help onClose={() => setHelp(false)} />}
       {askToken && (
         <TokenDialog
           onDone={() => {

@@ -1,10 +1,12 @@
 // The page's place, kept in the URL hash so reloads and the back button work:
-// #/flows/<id>, #/runs, #/runs/<id>, #/knowledge, #/settings.
+// #/ (the saved flows), #/flows (a new flow), #/flows/<id>, #/flows/<id>/chat (open it
+// with the chat ready), #/runs, #/runs/<id>, #/knowledge, #/settings.
 
 import { useEffect, useState } from 'react'
 
 export type Route =
-  | { page: 'editor'; flowId: string | null }
+  | { page: 'home' }
+  | { page: 'editor'; flowId: string | null; chat?: boolean }
   | { page: 'runs'; runId: string | null }
   | { page: 'knowledge' }
   | { page: 'settings' }
@@ -14,8 +16,12 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
   if (parts[0] === 'settings') return { page: 'settings' }
   if (parts[0] === 'knowledge') return { page: 'knowledge' }
-  if (parts[0] === 'flows') return { page: 'editor', flowId: parts[1] ?? null }
-  return { page: 'editor', flowId: null }
+  if (parts[0] === 'flows') {
+    return parts[2] === 'chat' && parts[1]
+      ? { page: 'editor', flowId: parts[1], chat: true }
+      : { page: 'editor', flowId: parts[1] ?? null }
+  }
+  return { page: 'home' }
 }
 
 export function hrefOf(route: Route): string {
@@ -26,8 +32,11 @@ export function hrefOf(route: Route): string {
       return '#/settings'
     case 'knowledge':
       return '#/knowledge'
+    case 'home':
+      return '#/'
     case 'editor':
-      return route.flowId ? `#/flows/${encodeURIComponent(route.flowId)}` : '#/flows'
+      if (!route.flowId) return '#/flows'
+      return `#/flows/${encodeURIComponent(route.flowId)}` + (route.chat ? '/chat' : '')
   }
 }
 

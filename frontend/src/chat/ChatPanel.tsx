@@ -12,7 +12,7 @@ import './chat.css'
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled'])
 
-export function ChatPanel() {
+export function ChatPanel({ focus = false }: { focus?: boolean }) {
   const flowId = useCurrentFlow((s) => s.flowId)
   const flowName = useCurrentFlow((s) => s.name)
   const { turns, chatId, busy, notice, send, answer, stop, startOver, openFlow, tools, setTools } = useChat()
@@ -20,6 +20,11 @@ export function ChatPanel() {
   const [text, setText] = useState('')
   const listRef = useRef<HTMLDivElement>(null)
   const stickRef = useRef(true)
+  const inputRef = useRef<HTMLTextAreaElement>(null)
+
+  useEffect(() => {
+    if (focus) inputRef.current?.focus()
+  }, [focus, flowId])
 
   useEffect(() => openFlow(flowId), [flowId, openFlow])
 
@@ -64,7 +69,11 @@ export function ChatPanel() {
       >
         {turns.length === 0 && (
           <div className="chat-empty">
-            <p>Send a message to run this flow.</p>
+            <p>
+              Type a message below and press <kbd>Enter</kbd> to run{' '}
+              {flowName ? <strong>{flowName}</strong> : 'this flow'}: its Chat Start passes the message on
+              (for example <em>hi</em>, or a question for a flow with a model).
+            </p>
             <p className="muted">Each node shows up here as it runs; open a step for its outputs.</p>
           </div>
         )}
@@ -107,6 +116,7 @@ export function ChatPanel() {
           </fieldset>
         )}
         <textarea
+          ref={inputRef}
           aria-label="Message"
           placeholder="Message the flow…  (Enter sends, Shift+Enter for a new line)"
           rows={3}

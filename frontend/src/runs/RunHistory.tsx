@@ -5,6 +5,7 @@ import { api } from '../api/client'
 import type { FlowSummary, RunRecord, RunStatus } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
 import { formatDuration, formatTime } from '../components/time'
+import { Evaluations } from './Evaluations'
 import { RunDetail } from './RunDetail'
 import './runs.css'
 
@@ -200,6 +201,7 @@ function RunList() {
           Next
         </button>
       </nav>
+      <Evaluations />
     </main>
   )
 }

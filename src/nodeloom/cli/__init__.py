@@ -21,6 +21,8 @@ COMMANDS = {
     "serve": "nodeloom.server.command:serve_command",
     "token": "nodeloom.server.command:token_command",
     "credentials": "nodeloom.cli.credentials:credentials_command",
+    "test": "nodeloom.cli.flowtests:test_command",
+    "eval": "nodeloom.cli.evaluate:eval_command",
     "knowledge": "nodeloom.cli.knowledge:knowledge_command",
 }
 

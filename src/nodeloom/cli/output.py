@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from nodeloom.errors import Issue
-from nodeloom.graph.values import json_default
 from nodeloom.plugins.contract import Event
+from nodeloom.values import json_default
 
 
 def stdout_console() -> Console:

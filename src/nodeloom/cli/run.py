@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from nodeloom.cli.answers import answer_in_terminal, parse_responses, respond_option
+from nodeloom.cli.cassette import cassette, cassette_options, fail_on_misses
 from nodeloom.cli.foreground import (
     end_names,
     event_sink,
@@ -66,6 +67,7 @@ from nodeloom.store import Store
 @format_options
 @respond_option
 @mock_llm_option
+@cassette_options
 @click.option(
     "--outputs",
     "outputs_file",
@@ -90,6 +92,8 @@ def run_command(
     format_options: FormatOptions,
     responses: tuple[str, ...],
     mock_script: str | None,
+    record_file: str | None,
+    replay_file: str | None,
     outputs_file: str | None,
     ephemeral: bool,
 ) -> None:
@@ -112,22 +116,24 @@ def run_command(
             max_steps=max_steps or flow.default_settings().max_steps,
             timeout=timeout,
         )
-        result = asyncio.run(
-            _run(
-                flow,
-                message,
-                trigger,
-                event_sink(as_json, progress),
-                settings,
-                target,
-                from_node,
-                outputs,
-                mock_script,
-                answers,
-                interactive,
-                not ephemeral,
+        with cassette(record_file, replay_file) as player:
+            result = asyncio.run(
+                _run(
+                    flow,
+                    message,
+                    trigger,
+                    event_sink(as_json, progress),
+                    settings,
+                    target,
+                    from_node,
+                    outputs,
+                    mock_script,
+                    answers,
+                    interactive,
+                    not ephemeral,
+                )
             )
-        )
+        result = fail_on_misses(result, player)
     finish(result, as_json, progress, end_names(flow), resumable=not ephemeral)
 
 

@@ -168,6 +168,7 @@ class Builder:
                 chat_id=chat_id,
                 services=services,
                 data=dict(tool.parameters),
+                http_factory=_model_http_client,
             )
             built.contexts[full_id] = context
             built.order.append(full_id)
@@ -236,6 +237,7 @@ class Builder:
             chat_id=chat_id,
             services=services,
             data=data,
+            http_factory=_model_http_client,
         )
         graph = step.checked.graph
         for edge in step.incoming:
@@ -346,3 +348,10 @@ def _payload(exc: Exception, step: _Step, name: str, node_type: str) -> dict[str
 def _hash(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=repr, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _model_http_client() -> Any:
+    """The guarded model client for a build (imported when first needed: httpx)."""
+    from nodeloom.models.endpoints import model_http_client
+
+    return model_http_client()

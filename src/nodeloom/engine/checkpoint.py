@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nodeloom.graph.values import json_default
+from nodeloom.values import json_default
 
 if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode

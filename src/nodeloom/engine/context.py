@@ -238,12 +238,14 @@ class NodeContext:
                 "this run cannot wait for input", code="executor_contract", retryable=False
             )
         where = (self.node_id, self.node_name, self.node_type)
-        if self.quiet_wait:
-            self.quiet_wait = False
-        else:
+        resumed = self.quiet_wait  # on record as waiting already: the person knows
+        self.quiet_wait = False
+        if not resumed:
             shared.emit("waiting", request.to_json(), *where)
         answer = human.take_answer(self.node_id, self.node_name)
         if answer is NO_ANSWER:
+            if request.announce is not None and not resumed:
+                await request.announce()
             future = asyncio.get_running_loop().create_future()
             run = self.run
             run.blocked += 1

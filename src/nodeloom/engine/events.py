@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Protocol
 
-from nodeloom.plugins.contract import Event
+from nodeloom.plugins.contract import Event, EventSink
 
 NODE_EVENT_TYPES = (
     "started",
@@ -32,10 +31,6 @@ RUN_EVENT_TYPES = (
     "run_paused",
 )
 EXECUTOR_EVENT_TYPES = frozenset({"progress", "agent_event"})
-
-
-class EventSink(Protocol):
-    def emit(self, event: Event) -> None: ...
 
 
 class NullSink:

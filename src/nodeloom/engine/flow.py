@@ -21,18 +21,20 @@ from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
 from nodeloom.engine.execution import Execution
-from nodeloom.engine.human import AnswerError
-from nodeloom.engine.result import RunResult, RunStatus
+from nodeloom.engine.incremental import Outputs, frozen_outputs, node_index
+from nodeloom.engine.live import LiveRuns
+from nodeloom.engine.result import RunResult
 from nodeloom.engine.topology import FlowPlan, compile_plan
 from nodeloom.errors import GraphError, Issue, PluginError
 from nodeloom.formats import FormatOptions, read_graph
 from nodeloom.graph.model import Graph
 from nodeloom.graph.validation import CheckedGraph, check_graph, validate
+from nodeloom.observability import traced
 from nodeloom.paths import default_services
 from nodeloom.plugins.contract import Event, Services
 from nodeloom.plugins.registry import Registry, default_registry
 
-Outputs = Mapping[str, Mapping[str, Any]]
+__all__ = ["Flow", "Outputs", "load", "trigger_data"]
 
 
 def load(
@@ -68,7 +70,9 @@ def _collector_paused() -> Iterator[None]:
 
 
 class Flow:
-    """A validated, compiled graph. Runs are independent; a Flow may run concurrently."""
+    """A validated, compiled graph. Runs are independent; a Flow may run concurrently.
+    It knows no run but the unrecorded ones `run()` made (engine/live.py): a recorded
+    run is its RunService's (docs/python.md, "Who owns a live run")."""
 
     def __init__(
         self, checked: CheckedGraph, registry: Registry, services: Services | None = None
@@ -83,7 +87,8 @@ class Flow:
         except PluginError as exc:
             raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
         self._subsets: dict[tuple[str, ...], Flow] = {}
-        self._paused: dict[str, Execution] = {}
+        # Only runs made by `run()` itself (unrecorded); see engine/live.py.
+        self._live: LiveRuns | None = None
         # The native document it was loaded from (what a run store records).
         self.document: dict[str, Any] | None = None
 
@@ -127,6 +132,42 @@ class Flow:
         run recorder (`nodeloom.runs`) records
         the run and takes a recorded one up again; see docs/durable-runs.md.
         """
+        execution = self.execution(
+            message,
+            trigger=trigger,
+            sink=sink,
+            settings=settings,
+            run_id=run_id,
+            chat_id=chat_id,
+            target=target,
+            from_node=from_node,
+            outputs=outputs,
+            answers=answers,
+            checkpoints=checkpoints,
+            continuation=continuation,
+            state=state,
+        )
+        return await self._live_runs().outcome(execution)
+
+    def execution(
+        self,
+        message: Any = None,
+        *,
+        trigger: Mapping[str, Any] | None = None,
+        sink: EventSink | None = None,
+        settings: RunSettings | None = None,
+        run_id: str | None = None,
+        chat_id: str | None = None,
+        target: str | None = None,
+        from_node: str | None = None,
+        outputs: Outputs | None = None,
+        answers: Mapping[str, Any] | None = None,
+        checkpoints: Checkpoints | None = None,
+        continuation: Continuation | None = None,
+        state: Mapping[str, Any] | None = None,
+    ) -> Execution:
+        """A run, not started (arguments as `run()`), for whoever keeps track of it: `run()`
+        and a RunService. Raises GraphError for invalid arguments."""
         if target is not None and from_node is not None:
             raise GraphError(
                 [Issue("invalid_request", "give either a target or a from node, not both")]
@@ -134,7 +175,7 @@ class Flow:
         if target is not None:
             self.check_answers(answers or {})
             subset = self._subset_to(target)
-            return await subset.run(
+            return subset.execution(
                 message,
                 trigger=trigger,
                 sink=sink,
@@ -146,14 +187,18 @@ class Flow:
                 continuation=continuation,
                 state=state,
             )
-        frozen = self._frozen_for(from_node, outputs or {}) if from_node is not None else None
+        frozen = (
+            frozen_outputs(self.plan, self.checked, from_node, outputs or {})
+            if from_node is not None
+            else None
+        )
         data = trigger_data(message, trigger)
         self._check_trigger(data)
         self.check_answers(answers or {})
         execution = Execution(
             self.plan,
             trigger=data,
-            sink=sink or NullSink(),
+            sink=traced(sink or NullSink(), self.name),
             settings=settings or self.default_settings(),
             services=self.services,
             run_id=run_id,
@@ -166,7 +211,7 @@ class Flow:
         )
         if state:
             execution.shared.state.update(state)
-        return self._keep_if_paused(execution, await execution.outcome())
+        return execution
 
     def _check_trigger(self, trigger: Mapping[str, Any]) -> None:
         """Nodes that declare rules on the trigger (required inputs) are asked before the
@@ -202,40 +247,28 @@ class Flow:
         """Answer a node (id or name) of a paused run and run on, until the run ends or
         pauses again. Raises AnswerError, and the run stays paused, if the node is not
         waiting or the answer does not fit what it asked for."""
-        execution = self._paused.get(run_id)
-        if execution is None:
-            paused = ", ".join(self._paused) or "none"
-            raise AnswerError(f"run '{run_id}' is not paused in this process; paused: {paused}")
-        del self._paused[run_id]
-        try:
-            result = await execution.resume(node, answer)
-        except AnswerError:
-            self._paused[run_id] = execution
-            raise
-        return self._keep_if_paused(execution, result)
+        return await self._live_runs().resume(run_id, node, answer)
 
     async def cancel(self, run_id: str) -> None:
         """Cancel a paused run: its waiting nodes are cancelled, `run_cancelled` emitted."""
-        execution = self._paused.pop(run_id, None)
-        if execution is None:
-            raise AnswerError(f"run '{run_id}' is not paused in this process")
-        await execution.cancel()
+        await self._live_runs().cancel(run_id)
 
     async def release(self, run_id: str) -> None:
         """Let go of a paused run in this process without ending it (silently: no event).
         A recorded run stays resumable from its record, in any process."""
-        execution = self._paused.pop(run_id, None)
-        if execution is not None:
-            await execution.release()
+        if self._live is not None:
+            await self._live.release(run_id)
 
     def paused(self) -> list[str]:
-        """Ids of this flow's runs that wait for input."""
-        return list(self._paused)
+        """Ids of this flow's unrecorded runs that wait for input (a recorded run's are
+        its RunService's: `RunService.paused()`)."""
+        return self._live.paused() if self._live is not None else []
 
-    def _keep_if_paused(self, execution: Execution, result: RunResult) -> RunResult:
-        if result.status is RunStatus.PAUSED:
-            self._paused[execution.run_id] = execution
-        return result
+    def _live_runs(self) -> LiveRuns:
+        """The table of this flow's unrecorded runs, made when first needed."""
+        if self._live is None:
+            self._live = LiveRuns()
+        return self._live
 
     async def build(self, message: Any = None, *, chat_id: str | None = None) -> Built:
         """Run phase 1 only (what `nodeloom plan` shows): compile agents and tool sources
@@ -256,9 +289,8 @@ class Flow:
     async def aclose(self) -> None:
         """Release paused runs (silently: they stay paused, not cancelled) and close what
         cached builds hold open (MCP server connections, HTTP clients)."""
-        while self._paused:
-            _, execution = self._paused.popitem()
-            await execution.release()
+        if self._live is not None:
+            await self._live.aclose()
         await self.builder.aclose()
         for subset in self._subsets.values():
             await subset.aclose()
@@ -293,7 +325,7 @@ class Flow:
     # -- incremental runs -----------------------------------------------------------------
 
     def _subset_to(self, target: str) -> Flow:
-        index = self._index(target, "target")
+        index = node_index(self.plan, target, "target")
         keep = self.plan.ancestors(index) | {index}
         key = ("target", target)
         if key not in self._subsets:
@@ -312,72 +344,10 @@ class Flow:
             )
         return self._subsets[key]
 
-    def _frozen_for(self, from_node: str, supplied: Outputs) -> dict[int, dict[str, Any] | None]:
-        plan = self.plan
-        start = self._index(from_node, "from")
-        running = plan.descendants(start) | {start}
-        given: dict[int, dict[str, Any]] = {}
-        issues = []
-        for name, ports in supplied.items():
-            index = plan.names.get(name)
-            if index is None:
-                issues.append(
-                    Issue(
-                        "invalid_outputs",
-                        f"the outputs name a node '{name}' that is not in the graph",
-                        node_id=name,
-                    )
-                )
-            elif not isinstance(ports, Mapping):
-                issues.append(
-                    Issue(
-                        "invalid_outputs",
-                        f"the outputs of '{name}' must be an object of port -> value",
-                        node_id=name,
-                    )
-                )
-            else:
-                given[index] = dict(ports)
-        needed: set[int] = set()
-        for index in running:
-            node = plan.nodes[index]
-            needed.update(plan.edges[e].source for e in node.in_edges)
-            needed.update(_referenced(self, node.id))
-        for index in sorted(needed - running):
-            if index not in given:
-                node = plan.nodes[index]
-                issues.append(
-                    Issue(
-                        "missing_outputs",
-                        f"running from '{from_node}' needs the "
-                        f"outputs of '{node.name}'; add them to the outputs file "
-                        "(an empty object if it fired nothing)",
-                        node_id=node.id,
-                    )
-                )
-        if issues:
-            raise GraphError(issues)
-        return {i: given.get(i) for i in range(len(plan.nodes)) if i not in running}
-
     def check_node(self, ref: str, what: str) -> None:
         """Raise GraphError (`unknown_node`, listing the nodes) if `ref` (an id or name)
         is not a node of the flow; `what` names its role in the message."""
-        self._index(ref, what)
-
-    def _index(self, ref: str, what: str) -> int:
-        index = self.plan.names.get(ref)
-        if index is None:
-            names = ", ".join(sorted(n.name for n in self.plan.nodes))
-            raise GraphError(
-                [
-                    Issue(
-                        "unknown_node",
-                        f"the {what} node '{ref}' is not in the graph; nodes: {names}",
-                        node_id=ref,
-                    )
-                ]
-            )
-        return index
+        node_index(self.plan, ref, what)
 
 
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
@@ -389,14 +359,3 @@ def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, A
     if message is not None or "message" not in data:
         data["message"] = "" if message is None else message
     return data
-
-
-def _referenced(flow: Flow, node_id: str) -> set[int]:
-    info = flow.checked.infos[node_id]
-    found = set()
-    for template in info.templates.values():
-        for ref in template.references:
-            index = flow.plan.names.get(ref)
-            if index is not None:
-                found.add(index)
-    return found

@@ -13,6 +13,7 @@ across two `progress` tokens is masked too.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +119,20 @@ class RedactingSink:
         self.sink.emit(event)
 
 
+def mask_secret_parameters(node: PlannedNode, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The rendered parameters as recorded: a secret-capable parameter (a webhook's
+    secret, a header set) is masked whole, whatever it holds, credential or inline text."""
+    secret = _secret_parameters(node.definition)
+    if not secret or secret.isdisjoint(data):
+        return data
+    return {key: MASK if key in secret and value else value for key, value in data.items()}
+
+
+@functools.cache
+def _secret_parameters(definition: Any) -> frozenset[str]:
+    return frozenset(p.id for p in definition.parameters if getattr(p, "secret", False))
+
+
 class RedactingCheckpoints:
     """Passes checkpoints on to `checkpoints` (a run store) with the run's secrets masked
     in the inputs, parameters, outputs, errors and state recorded (and in what the input
@@ -142,6 +157,7 @@ class RedactingCheckpoints:
         # replays masked outputs, so downstream of a credential it receives "***" and must
         # hash alike; and a stored digest of a secret could be tested against guesses.
         redact = self.redactor.redact
+        data = mask_secret_parameters(node, data)
         return self.checkpoints.begin(node_id, activation, node, redact(inputs), redact(data))
 
     def started(self, ticket: Ticket, node: PlannedNode, inputs: Mapping[str, Any]) -> None:

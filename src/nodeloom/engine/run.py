@@ -18,6 +18,7 @@ from typing import Any
 from nodeloom.engine.attempt import attempt_node, error_payload
 from nodeloom.engine.checkpoint import Prior, apply_delta, snapshot_state, state_delta
 from nodeloom.engine.context import NodeContext, RunShared
+from nodeloom.engine.human import HumanInput
 from nodeloom.engine.plan import DEAD, PENDING, skip_reason
 from nodeloom.engine.position import body_scope, delivery_key
 from nodeloom.engine.topology import FlowPlan, PlannedNode
@@ -59,6 +60,7 @@ class FlowRun:
         self.inbox: dict[int, deque[tuple[int, Any, str]]] = {}
         self.running = 0
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
+        self.open_bodies: dict[int, int] = {}  # node index -> its inner runs going on now
         self.tasks: set[asyncio.Task[None]] = set()
         self.failure: dict[str, Any] | None = None
         self._done: asyncio.Future[None] | None = None
@@ -89,7 +91,7 @@ class FlowRun:
             self.running -= 1
             if human is not None:
                 human.active -= 1
-                human.check()
+                self._check_paused(human)
             if self.running:
                 self._done = asyncio.get_running_loop().create_future()
                 await self._done
@@ -152,6 +154,12 @@ class FlowRun:
         except BaseException as exc:  # an engine bug: fail the run, do not hang it
             self._fail({"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"})
 
+    def _check_paused(self, human: HumanInput) -> None:
+        """Is the run paused now? Not asked when a Loop body's last worker ends: the Loop
+        is about to count as executing again (in `run_body`), not waiting."""
+        if self.parent is None or self.running > 0:
+            human.check()
+
     def _worker_done(self, task: asyncio.Task[None]) -> None:
         # A callback, not a `finally`: a worker cancelled before it started never runs its
         # body, but its callback still runs.
@@ -160,7 +168,7 @@ class FlowRun:
         human = self.shared.human
         if human is not None:
             human.active -= 1
-            human.check()
+            self._check_paused(human)
         if self.running == 0 and (self.failure is not None or not self.ready):
             done = self._done
             if done is not None and not done.done():
@@ -539,6 +547,16 @@ class FlowRun:
         execution in this graph, `iteration` the run's number (the Loop index)."""
         prefix = f"{self.prefix}{node.id}/"
         scope = body_scope(self.scope + delivery, parameter, iteration)
+        if body.may_wait and loop.get("concurrency", 1) > 1:
+            # Concurrent iterations share their inner node ids; a person could not tell
+            # (nor answer) two waiting `loop/approve` apart.
+            raise NodeError(
+                f"'{node.name}' runs its body concurrently, and the body may wait for a "
+                "person (Approval, Human Input): set concurrency to 1 for such a body.",
+                code="invalid_parameter",
+                retryable=False,
+                details={"field": "concurrency"},
+            )
         inner = FlowRun(
             body,
             self.shared,
@@ -550,12 +568,15 @@ class FlowRun:
             scope=scope,
         )
         human = self.shared.human
-        if human is not None:
-            human.active -= 1  # the Loop waits on its body: it is not itself executing
+        open_now = self.open_bodies.get(node.index, 0)
+        self.open_bodies[node.index] = open_now + 1
+        if human is not None and open_now == 0:
+            human.active -= 1  # the Loop waits on its bodies: it is not itself executing
         try:
             await inner.execute()
         finally:
-            if human is not None:
+            self.open_bodies[node.index] -= 1
+            if human is not None and self.open_bodies[node.index] == 0:
                 human.active += 1
         if inner.failure is not None:
             failure = inner.failure

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.errors import ExpressionEvalError
-from nodeloom.graph.values import json_default
+from nodeloom.values import json_default
 
 _PREVIEW_LIMIT = 40
 

@@ -5,7 +5,6 @@
     definitions  the protocols validation reads node types through (the plugins'
                  NodeDefinition and Registry satisfy them), Port, ERROR_PORT, SETTINGS
     sockets      socket types and which connect; coercion: converting values between them
-    values       DataValue and BinaryRef, the values that travel on edges
     parameters   a node's parameters and settings: static checks, retry, templates
     structure    the structural part (agent clusters wired through `tools`)
     validation   validate, check_graph -> CheckedGraph (with checked, node_checks,

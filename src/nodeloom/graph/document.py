@@ -14,7 +14,7 @@ from typing import Any
 
 from nodeloom.errors import GraphError, Issue
 from nodeloom.graph.model import Edge, Graph, Node
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 _TOP_LEVEL = {"name", "description", "version", "variables", "limits", "nodes", "edges", "format"}
 

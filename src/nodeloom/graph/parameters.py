@@ -11,7 +11,7 @@ from typing import Any
 from nodeloom.errors import ExpressionSyntaxError, Issue
 from nodeloom.expressions import Template, compile_template, has_expression
 from nodeloom.graph.definitions import SETTINGS, SIDE_EFFECTS, DefinitionSpec, ParameterSpec
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 ON_ERROR_MODES = ("stop", "continue", "error_output")
 # Parameters never rendered as templates: source code (Python f-strings and JSONata objects

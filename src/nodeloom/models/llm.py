@@ -10,6 +10,7 @@ from typing import Any
 from nodeloom.models.endpoints import check_destination
 from nodeloom.models.reference import ModelSpec, parse_reference
 from nodeloom.models.resolve import check_configured, create_model, with_overrides
+from nodeloom.observability import model_call
 
 
 def spec_from_parameters(data: Mapping[str, Any], *, where: str) -> ModelSpec:
@@ -95,14 +96,16 @@ async def stream_text(
     model = create_model(spec, where=where, http_client=http_client)
     await check_destination(spec, where=where)
     usage: dict[str, int] | None = None
-    async for chunk in model.aresponse_stream(messages=messages):
-        content = getattr(chunk, "content", None)
-        if isinstance(content, str) and content:
-            yield content, None
-        if getattr(chunk, "response_usage", None) is not None or getattr(
-            chunk, "input_tokens", None
-        ):
-            usage = usage_of(chunk)
+    with model_call(spec.provider, spec.model) as call:
+        async for chunk in model.aresponse_stream(messages=messages):
+            content = getattr(chunk, "content", None)
+            if isinstance(content, str) and content:
+                yield content, None
+            if getattr(chunk, "response_usage", None) is not None or getattr(
+                chunk, "input_tokens", None
+            ):
+                usage = usage_of(chunk)
+        call.usage(usage)
     yield "", usage
 
 
@@ -129,8 +132,10 @@ async def complete_json(
         "type": "json_schema",
         "json_schema": {"name": name, "schema": dict(schema), "strict": False},
     }
-    response = await model.aresponse(messages=messages, response_format=response_format)
-    usage = usage_of(response)
+    with model_call(spec.provider, spec.model) as call:
+        response = await model.aresponse(messages=messages, response_format=response_format)
+        usage = usage_of(response)
+        call.usage(usage)
     content = getattr(response, "parsed", None)
     if content is None:
         content = _strip_fences(getattr(response, "content", None) or "")

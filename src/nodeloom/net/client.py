@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from nodeloom.cassettes import player as cassette_player
 from nodeloom.errors import NodeError
 from nodeloom.net.guard import Policy, Resolver, parse_address_or_none, resolve_public
 
@@ -266,9 +267,12 @@ async def _send(
     host = hop.url.raw_host.decode("ascii")  # IDNA-encoded, what DNS and TLS see
     port = hop.url.port or DEFAULT_PORTS[hop.url.scheme]
     try:
-        addresses = await resolve_public(
-            host, port, policy=policy, resolver=resolver, url=display_url(hop.url)
-        )
+        if cassette_player.REPLAYING and transport is None:
+            addresses = [host]  # a cassette answers: nothing leaves the process, no DNS
+        else:
+            addresses = await resolve_public(
+                host, port, policy=policy, resolver=resolver, url=display_url(hop.url)
+            )
     except OSError as exc:
         raise httpx.ConnectError(f"could not resolve {host}: {exc.strerror or exc}") from exc
     headers = httpx.Headers(hop.headers)

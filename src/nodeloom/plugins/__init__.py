@@ -17,7 +17,6 @@ and what the engine and the server use to load them:
 See docs/plugins.md.
 """
 
-from nodeloom.graph.values import BinaryRef, DataValue
 from nodeloom.plugins.build import (
     AgentResult,
     BuildContext,
@@ -38,6 +37,7 @@ from nodeloom.plugins.definition import (
 from nodeloom.plugins.registry import LoadedExecutor, Registry, default_registry
 from nodeloom.plugins.runtime import (
     Event,
+    EventSink,
     ExecutionResult,
     FlowContext,
     FlowExecutor,
@@ -45,6 +45,7 @@ from nodeloom.plugins.runtime import (
     NodeEvent,
 )
 from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
     "CATEGORIES",
@@ -56,6 +57,7 @@ __all__ = [
     "CredentialSource",
     "DataValue",
     "Event",
+    "EventSink",
     "ExecutionMode",
     "ExecutionResult",
     "FlowContext",

@@ -58,6 +58,9 @@ class BuildContext:
     data: dict[str, Any] = field(default_factory=dict)  # the build-time parameters
     deferred: frozenset[str] = frozenset()  # parameters only known when the flow runs
     cleanups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # Makes the build's HTTP client; the engine passes the guarded model client
+    # (nodeloom.models.endpoints.model_http_client).
+    http_factory: Callable[[], Any] | None = None
 
     def on_close(self, cleanup: Callable[[], Awaitable[None]]) -> None:
         self.cleanups.append(cleanup)
@@ -69,9 +72,12 @@ class BuildContext:
         `nodeloom.models.endpoints`)."""
         client = getattr(self, "_http_client", None)
         if client is None:
-            from nodeloom.models.endpoints import model_http_client
-
-            client = model_http_client()
+            if self.http_factory is None:
+                raise RuntimeError(
+                    f"'{self.node_name}': this BuildContext has no http_factory; the engine "
+                    "gives one (pass http_factory=model_http_client when making one by hand)"
+                )
+            client = self.http_factory()
             self._http_client = client
             self.on_close(client.aclose)
         return client

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from nodeloom.graph.values import BinaryRef, DataValue
 from nodeloom.plugins.build import (
     AgentResult,
     BuildContext,
@@ -49,6 +48,7 @@ from nodeloom.plugins.definition import (
 )
 from nodeloom.plugins.runtime import (
     Event,
+    EventSink,
     ExecutionResult,
     FlowContext,
     FlowExecutor,
@@ -56,6 +56,7 @@ from nodeloom.plugins.runtime import (
     NodeEvent,
 )
 from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
     "CATEGORIES",
@@ -72,6 +73,7 @@ __all__ = [
     "CredentialSource",
     "DataValue",
     "Event",
+    "EventSink",
     "ExecutionMode",
     "ExecutionResult",
     "FlowContext",

@@ -9,13 +9,13 @@ its input ports and a `FlowContext` (implemented by the engine). It returns an
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from nodeloom.graph.values import DataValue
 from nodeloom.plugins.build import BuildContext, StructuralResult
 from nodeloom.plugins.services import Services
+from nodeloom.values import DataValue
 
 
 @dataclass(slots=True)
@@ -57,6 +57,13 @@ class Event:
 NodeEvent = Event  # the seeds' name for the same thing
 
 
+class EventSink(Protocol):
+    """Where a run's events go (the engine emits to it; the CLI, the server, a recorder or
+    a tracer receives them)."""
+
+    def emit(self, event: Event) -> None: ...
+
+
 @dataclass(slots=True)
 class ExecutionResult:
     """Values on output ports. A missing port did not fire: its edges are dead.
@@ -80,12 +87,17 @@ class InputRequest:
 
     `kind` is `approval` (an approve/reject decision with a note) or `input` (free text,
     or the form `fields`: [{"name", "label"?, "type"?: string|number|boolean, "required"?}]).
-    `value` is what the person is asked about (shown beside the question)."""
+    `value` is what the person is asked about (shown beside the question).
+
+    `announce`, if given, is awaited when the node really starts to wait: not when an
+    answer was given ahead of time, nor when a resumed run finds the node already
+    waiting on record. It tells the person (Send and Wait's email), once."""
 
     kind: Literal["approval", "input"]
     prompt: str = ""
     fields: tuple[Mapping[str, Any], ...] = ()
     value: Any = None
+    announce: Callable[[], Awaitable[None]] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "prompt": self.prompt}
@@ -157,6 +169,7 @@ class FlowExecutor(Protocol):
 
 __all__ = [
     "Event",
+    "EventSink",
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
 
 HEARTBEAT_SECONDS = 15.0
-CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is looked for
 
 
 class Recorder:
@@ -37,10 +36,9 @@ class Recorder:
     as they happen, whether or not they are written yet.
 
     `history` (a resumed run): executions on record are replayed, not recorded again, and
-    skips on record are not reported again. `on_cancel` is called (once) when another
-    process asks for the run to be cancelled, looked for every CANCEL_POLL_SECONDS (one
-    indexed read); `on_failure` when the store cannot be written (the run should stop: it
-    is no longer recorded).
+    skips on record are not reported again. `on_failure` is called when the store cannot
+    be written (the run should stop: it is no longer recorded). A cancel asked by another
+    process is looked for by the RunService, for all its runs at once (runs/cancels.py).
     """
 
     def __init__(
@@ -51,7 +49,6 @@ class Recorder:
         sink: EventSink | None = None,
         history: History | None = None,
         heartbeat: float = HEARTBEAT_SECONDS,
-        on_cancel: Callable[[], None] | None = None,
         on_failure: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.store = store
@@ -59,7 +56,6 @@ class Recorder:
         self.sink = sink or NullSink()
         self.history = history
         self.heartbeat = heartbeat
-        self.on_cancel = on_cancel
         self.on_failure = on_failure
         self.error: BaseException | None = None
         self._events: list[Event] = []
@@ -268,19 +264,10 @@ class Recorder:
             self.on_failure(exc)
 
     async def _beat_loop(self) -> None:
-        clock = asyncio.get_running_loop().time
-        poll = CANCEL_POLL_SECONDS if self.on_cancel is not None else self.heartbeat
-        next_beat = clock() + self.heartbeat
         while True:
-            await asyncio.sleep(max(0.0, min(poll, next_beat - clock())))
+            await asyncio.sleep(self.heartbeat)
             with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
-                if clock() >= next_beat:
-                    next_beat = clock() + self.heartbeat
-                    await self.store.heartbeat(self.run_id)
-                if self.on_cancel is not None and await self.store.cancel_requested(self.run_id):
-                    on_cancel, self.on_cancel = self.on_cancel, None  # once: let it unwind
-                    poll = self.heartbeat
-                    on_cancel()
+                await self.store.heartbeat(self.run_id)
 
 
 def _now() -> datetime:

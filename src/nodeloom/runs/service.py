@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
-from nodeloom.engine.checkpoint import Continuation, apply_delta
+from nodeloom.engine.checkpoint import Continuation
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, NullSink
-from nodeloom.engine.flow import Flow, load, trigger_data
+from nodeloom.engine.flow import Flow, trigger_data
 from nodeloom.engine.human import AnswerError
+from nodeloom.engine.live import LiveRun, LiveRuns
 from nodeloom.engine.result import RunResult, RunStatus
-from nodeloom.errors import GraphError, Issue
+from nodeloom.errors import GraphError
 from nodeloom.plugins.contract import Event
 from nodeloom.plugins.registry import Registry, default_registry
+from nodeloom.runs.cancels import CancelWatch
+from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_settings
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
 from nodeloom.store import RunRecord, RunStateError, Store
@@ -34,16 +35,12 @@ from nodeloom.store import RunRecord, RunStateError, Store
 RESUMABLE = ("paused", "interrupted")
 
 
-class _Held:
-    """A paused run kept in this process (its execution and recorder stay open), so that
-    an answer given here continues it without replaying."""
-
-    def __init__(self, flow: Flow, recorder: Recorder) -> None:
-        self.flow = flow
-        self.recorder = recorder
-
-
 class RunService:
+    """The one owner of a process's recorded runs: which run is live here (running, or
+    paused and held open for an answer), its execution and recorder, the compiled flows
+    (`flows`), and the one poller of cancels asked by other processes. See
+    docs/python.md, "Who owns a live run"."""
+
     def __init__(
         self,
         store: Store,
@@ -54,18 +51,24 @@ class RunService:
         self.store = store
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
-        self._flows: dict[str, Flow] = {}  # by document hash: compiled once per process
-        self._held: dict[str, _Held] = {}
-        self._live: dict[str, asyncio.Task[RunResult]] = {}
-        self._ended: dict[str, asyncio.Event] = {}  # set once a live run's end is recorded
+        self.flows = FlowCache(self.registry)
+        self.live = LiveRuns()
+        self._cancels = CancelWatch(store, self.live)
+
+    def paused(self) -> list[str]:
+        """Ids of the paused runs held open here (answered without replaying)."""
+        return self.live.paused()
+
+    def running(self) -> list[str]:
+        """Ids of the runs running in this process."""
+        return self.live.running()
 
     async def aclose(self) -> None:
         """Let go of held paused runs (they stay paused in the store) and close flows."""
-        for run_id in list(self._held):
+        await self._cancels.aclose()
+        for run_id in self.live.paused():
             await self._let_go(run_id)
-        for flow in self._flows.values():
-            await flow.aclose()
-        self._flows.clear()
+        await self.flows.aclose()
 
     # -- starting -------------------------------------------------------------------------
 
@@ -144,7 +147,7 @@ class RunService:
                 flow.check_node(ref.split("/")[0], "answered")
             flow.check_answers(answers or {})  # the run stays as it was
             history = History(await self.store.node_executions(run_id))
-            extra = await self._rerun_arguments(record, flow)
+            extra = await rerun_arguments(self.store, record, flow)
         except BaseException:
             await self.store.update_run(run_id, status=before)
             raise
@@ -156,7 +159,7 @@ class RunService:
             history=history,
             continuation=Continuation(record.last_seq, before, replay_external),
             answers=answers,
-            settings=_settings(record),
+            settings=stored_settings(record),
             trigger=record.trigger,
             **extra,
         )
@@ -188,16 +191,16 @@ class RunService:
             rerun_from=from_node,
         )
         try:
-            extra = await self._rerun_arguments(record, flow)
+            extra = await rerun_arguments(self.store, record, flow)
         except GraphError as exc:
-            await self.store.finish_run(record.id, "failed", error=_invalid(exc))
+            await self.store.finish_run(record.id, "failed", error=invalid(exc))
             raise
         return await self._execute(
             flow,
             record,
             sink,
             hold=hold,
-            settings=_settings(record),
+            settings=stored_settings(record),
             trigger=record.trigger,
             **extra,
         )
@@ -205,25 +208,28 @@ class RunService:
     async def answer(self, run_id: str, node: str, answer: Any) -> RunResult:
         """Answer one waiting node of a paused run (id or name): in this process if the
         run is held here, else by resuming it from its record."""
-        if run_id in self._held:
-            return await self._answer_held(run_id, node, answer)
+        live = self.live.get(run_id)
+        if live is not None and live.paused:
+            return await self._answer_held(live, node, answer)
         return await self.resume(run_id, answers={node: answer})
 
     async def cancel(self, run_id: str) -> RunRecord:
         """Cancel a run. Paused or interrupted: ended now. Running here: cancelled now.
         Running in another process: that process is asked to (it checks with each
         heartbeat). Raises RunStateError for a run that has ended."""
-        task = self._live.get(run_id)
-        if task is not None:
-            ended = self._ended[run_id]
-            task.cancel()
-            await ended.wait()  # until its end is recorded
+        live = self.live.get(run_id)
+        if live is not None and not live.paused:
+            live.cancelled = True
+            if live.task is not None:
+                live.task.cancel()
+            await live.ended.wait()  # until its end is recorded
             return await self.store.get_run(run_id)
-        if run_id in self._held:
-            held = self._held.pop(run_id)
+        if live is not None:  # paused, held here
+            self.live.remove(live)
             await self.store.claim_run(run_id, states=("paused",))
-            await held.flow.cancel(run_id)
-            await held.recorder.close()
+            assert live.execution is not None
+            await live.execution.cancel()
+            await live.owner.close()
             return await self.store.finish_run(run_id, "cancelled")
         record = await self.store.get_run(run_id)
         if record.status == "running":
@@ -250,58 +256,49 @@ class RunService:
         history: History | None = None,
         **arguments: Any,
     ) -> RunResult:
-        run_id = record.id
-        task: asyncio.Task[RunResult] | None = None
-
-        def cancel() -> None:
-            if task is not None:
-                task.cancel()
-
+        live = self.live.add(record.id)
         recorder = Recorder(
             self.store,
-            run_id,
+            record.id,
             sink=sink or NullSink(),
             history=history,
             heartbeat=self.heartbeat,
-            on_cancel=cancel,
-            on_failure=lambda _: cancel(),
+            on_failure=lambda _: _stop(live),
         )
         await recorder.__aenter__()
-        task = asyncio.create_task(
-            flow.run(
-                run_id=run_id,
+        live.owner = recorder
+
+        async def run() -> RunResult:
+            live.execution = flow.execution(
+                run_id=record.id,
                 chat_id=record.chat_id,
                 sink=recorder,
                 checkpoints=recorder,
                 **arguments,
             )
-        )
-        return await self._outcome(run_id, flow, recorder, task, hold)
+            return await live.execution.outcome()
 
-    async def _outcome(
-        self,
-        run_id: str,
-        flow: Flow,
-        recorder: Recorder,
-        task: asyncio.Task[RunResult],
-        hold: bool,
-    ) -> RunResult:
-        ended = self._ended.setdefault(run_id, asyncio.Event())
+        live.task = asyncio.create_task(run())
+        if live.cancelled:  # asked before it had a task
+            live.task.cancel()
+        self._cancels.wake()
+        return await self._outcome(live, hold)
+
+    async def _outcome(self, live: LiveRun, hold: bool, resuming: bool = False) -> RunResult:
+        """Wait for the run's task and record how it ended (or that it paused). The run
+        stays live here while paused and held, else it ends here (`live.ended`)."""
         try:
-            return await self._record_outcome(run_id, flow, recorder, task, hold)
+            return await self._record_outcome(live, hold)
+        except AnswerError:
+            live.paused = resuming  # a refused answer: the run waits as it did
+            raise
         finally:
-            ended.set()
-            del self._ended[run_id]
+            if not live.paused:
+                self.live.remove(live)
 
-    async def _record_outcome(
-        self,
-        run_id: str,
-        flow: Flow,
-        recorder: Recorder,
-        task: asyncio.Task[RunResult],
-        hold: bool,
-    ) -> RunResult:
-        self._live[run_id] = task
+    async def _record_outcome(self, live: LiveRun, hold: bool) -> RunResult:
+        run_id, recorder, task = live.run_id, live.owner, live.task
+        assert task is not None
         try:
             result = await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -314,14 +311,15 @@ class RunService:
                 error={"code": "cancelled", "message": "the run was cancelled"},
             )
         except GraphError as exc:
-            await self._close(recorder)
-            await self.store.finish_run(run_id, "failed", error=_invalid(exc))
+            await _close(recorder)
+            await self.store.finish_run(run_id, "failed", error=invalid(exc))
             raise
         finally:
-            self._live.pop(run_id, None)
+            live.task = None
         if recorder.error is not None:
-            await flow.release(run_id)
-            await self._close(recorder)
+            if live.execution is not None:
+                await live.execution.release()
+            await _close(recorder)
             await self.store.finish_run(
                 run_id,
                 "interrupted",
@@ -332,12 +330,13 @@ class RunService:
             await recorder.flush()
             await self.store.update_run(run_id, status="paused", steps=result.steps)
             if hold:
-                self._held[run_id] = _Held(flow, recorder)
+                live.paused = True
             else:
-                await flow.release(run_id)
-                await self._close(recorder)
+                assert live.execution is not None
+                await live.execution.release()
+                await _close(recorder)
             return result
-        await self._close(recorder)
+        await _close(recorder)
         await self.store.finish_run(
             run_id,
             result.status.value,
@@ -347,83 +346,42 @@ class RunService:
         )
         return result
 
-    async def _answer_held(self, run_id: str, node: str, answer: Any) -> RunResult:
-        held = self._held.pop(run_id)
-        await self.store.claim_run(run_id, states=("paused",))
-        task = asyncio.create_task(held.flow.resume(run_id, node, answer))
+    async def _answer_held(self, live: LiveRun, node: str, answer: Any) -> RunResult:
+        await self.store.claim_run(live.run_id, states=("paused",))
+        assert live.execution is not None
+        live.paused = False
+        live.task = asyncio.create_task(live.execution.resume(node, answer))
+        self._cancels.wake()
         try:
-            return await self._outcome(run_id, held.flow, held.recorder, task, True)
+            return await self._outcome(live, True, resuming=True)
         except AnswerError:  # the node keeps waiting
-            await self.store.update_run(run_id, status="paused")
-            self._held[run_id] = held
+            await self.store.update_run(live.run_id, status="paused")
             raise
 
     async def _let_go(self, run_id: str) -> None:
-        held = self._held.pop(run_id, None)
-        if held is not None:
-            await held.flow.release(run_id)
-            await self._close(held.recorder)
-
-    async def _close(self, recorder: Recorder) -> None:
-        with contextlib.suppress(Exception):  # the caller reports recorder.error
-            await recorder.close()
+        live = self.live.get(run_id)
+        if live is not None and live.paused:
+            self.live.remove(live)
+            assert live.execution is not None
+            await live.execution.release()
+            await _close(live.owner)
 
     # -- what a recorded run needs --------------------------------------------------------
 
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
-        if record.flow_id is not None:
-            version = await self.store.get_flow(
-                record.flow_id, record.flow_version, include_deleted=True
-            )
-            document = version.document
-        else:
-            document = await self.store.run_document(record.id)
-        if document is None:
-            raise GraphError(
-                [Issue("invalid_request", f"run {record.id} has no recorded graph document")]
-            )
-        key = hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
-        flow = self._flows.get(key)
-        if flow is None:
-            flow = self._flows[key] = load(document, registry=self.registry)
-        return flow
-
-    async def _rerun_arguments(self, record: RunRecord, flow: Flow) -> dict[str, Any]:
-        """A re-run: the stored outputs of the original run's nodes, and the shared state
-        they left. Empty for other runs."""
-        if record.rerun_of is None or record.rerun_from is None:
-            return {}
-        rows = await self.store.node_executions(record.rerun_of)
-        outputs: dict[str, dict[str, Any]] = {}
-        state: dict[str, Any] = {}
-        start = flow.plan.names.get(record.rerun_from)
-        running = flow.plan.descendants(start) | {start} if start is not None else set[int]()
-        for row in rows:  # in the order they started
-            index = flow.plan.names.get(row.node_id)
-            if "/" in row.node_id or index is None or index in running:
-                continue
-            if row.status == "skipped":
-                outputs.setdefault(flow.plan.nodes[index].name, {})
-            elif row.outputs is not None:
-                outputs[flow.plan.nodes[index].name] = row.outputs
-                if row.state_delta:
-                    apply_delta(row.state_delta, state)
-        return {"from_node": record.rerun_from, "outputs": outputs, "state": state}
+        return await self.flows.of(self.store, record)
 
 
-def _settings(record: RunRecord) -> RunSettings:
-    stored = record.settings if isinstance(record.settings, Mapping) else {}
-    known = {k: v for k, v in stored.items() if k in RunSettings.__dataclass_fields__}
-    return RunSettings(**known)
+def _stop(live: LiveRun) -> None:
+    """The store failed: the run stops (it is no longer recorded)."""
+    if live.task is not None:
+        live.task.cancel()
 
 
-def _invalid(exc: GraphError) -> dict[str, Any]:
-    return {
-        "code": "invalid_request",
-        "message": "; ".join(issue.message for issue in exc.issues),
-        "issues": [issue.to_json() for issue in exc.issues],
-    }
+async def _close(recorder: Recorder) -> None:
+    with contextlib.suppress(Exception):  # the caller reports recorder.error
+        await recorder.close()
 
 
 __all__ = ["RESUMABLE", "RunService", "RunStateError"]

@@ -26,6 +26,8 @@ from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
     credentials,
+    decisions,
+    evaluations,
     events,
     flows,
     hooks,
@@ -97,12 +99,13 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, knowledge)
+    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, evaluations, knowledge)
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
     app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
+    app.include_router(decisions.router)  # no bearer token: the link's signature is its auth
     ui = ui_files()
     if ui is not None:  # last: every route above wins over a file of the same path
         app.mount("/", ui, name="ui")

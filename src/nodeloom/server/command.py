@@ -43,6 +43,14 @@ GRACE_SECONDS = 5
     help="With --dev, a host name (besides 127.0.0.1, ::1, localhost) the server answers "
     "requests for, e.g. a tunnel's (repeatable). Other Host headers are refused.",
 )
+@click.option(
+    "--mock-llm",
+    "mock_scripts",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Serve these mock LLM scripts (repeatable; their rules in order) and point "
+    "OpenAI-protocol models at them: flows run offline (docs/testing.md).",
+)
 def serve_command(
     host: str,
     port: int,
@@ -50,6 +58,7 @@ def serve_command(
     max_body_mb: float,
     flow_paths: tuple[Path, ...],
     public_hosts: tuple[str, ...],
+    mock_scripts: tuple[str, ...],
 ) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
@@ -80,6 +89,8 @@ def serve_command(
             "create one with `nodeloom token create NAME`",
             err=True,
         )
+    if mock_scripts:
+        _serve_mock_llm(mock_scripts)
     uvicorn.run(
         create_app(config),
         host=host,
@@ -87,6 +98,28 @@ def serve_command(
         log_level="info",
         log_config=log_config(),  # no `?token=` in the log
         timeout_graceful_shutdown=GRACE_SECONDS,  # open event streams do not hold a stop
+    )
+
+
+def _serve_mock_llm(paths: tuple[str, ...]) -> None:
+    """Start the mock LLM for the life of the process; OPENAI_BASE_URL points at it."""
+    import os
+
+    from nodeloom.testing.mock_llm import MockLLM, ScriptError
+    from nodeloom.testing.mock_llm.merge import merged_script
+
+    try:
+        script = merged_script(paths)
+    except ScriptError as exc:
+        click.echo(f"nodeloom serve: {exc}", err=True)
+        sys.exit(2)
+    llm = MockLLM(script).start_in_thread()
+    os.environ["OPENAI_BASE_URL"] = llm.base_url
+    os.environ["OPENAI_API_KEY"] = "mock-llm"
+    click.echo(
+        f"nodeloom serve: --mock-llm: OpenAI-protocol models answer from {len(paths)} "
+        f"script(s) at {llm.base_url}, not a real provider",
+        err=True,
     )
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
 from nodeloom.engine.events import EventSink
-from nodeloom.engine.flow import Flow, load
+from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult
 from nodeloom.plugins.registry import Registry
 from nodeloom.runs import RunService
@@ -28,12 +28,12 @@ Begin = Callable[[EventSink], Awaitable[RunResult]]
 
 
 class Launcher:
-    """Runs launches (start, resume, re-run) as background tasks, each with a Channel."""
+    """Runs launches (start, resume, re-run) as background tasks, each with a Channel.
+    Which run a launch runs, and whether it is live, is the RunService's to know."""
 
     def __init__(self, broadcaster: Broadcaster) -> None:
         self.broadcaster = broadcaster
         self._tasks: set[asyncio.Task[RunResult]] = set()
-        self._by_run: dict[str, asyncio.Task[RunResult]] = {}
 
     async def launch(self, begin: Begin, run_id: str | None = None) -> str:
         """Start `begin(sink)` in the background and return its run id once the run has
@@ -45,23 +45,11 @@ class Launcher:
         task.add_done_callback(lambda done: self._ended(done, channel))
         await asyncio.wait({task, channel.first}, return_when=asyncio.FIRST_COMPLETED)
         if channel.first.done() and not channel.first.cancelled():
-            started = channel.first.result().run_id
-            if not task.done():
-                self._by_run[started] = task
-            return started
+            return channel.first.result().run_id
         return (await task).run_id
-
-    async def settle(self, run_id: str, timeout: float = 10.0) -> None:
-        """Wait (up to `timeout`) until the launch of `run_id` in this process, if any, has
-        ended and recorded its outcome."""
-        task = self._by_run.get(run_id)
-        if task is not None:
-            await asyncio.wait({task}, timeout=timeout)
 
     def _ended(self, task: asyncio.Task[RunResult], channel: Channel) -> None:
         self._tasks.discard(task)
-        if channel.run_id is not None and self._by_run.get(channel.run_id) is task:
-            del self._by_run[channel.run_id]
         channel.close()
         if not task.cancelled() and (error := task.exception()) is not None:
             log.warning("run %s ended with an error: %s", channel.run_id, error)
@@ -83,23 +71,16 @@ class ServerState:
     tokens: TokenStore
     broadcaster: Broadcaster
     launcher: Launcher
-    _flows: dict[tuple[str, int], Flow] = field(default_factory=dict)
 
     def flow(self, flow_id: str, version: int, document: dict[str, Any]) -> Flow:
-        """The compiled flow of a saved version (versions never change: compiled once)."""
-        key = (flow_id, version)
-        flow = self._flows.get(key)
-        if flow is None:
-            python_tools.check(document)  # saved before the allow-list, or since narrowed
-            flow = self._flows[key] = load(document, registry=self.registry)
-        return flow
+        """The compiled flow of a saved version, from the run service's cache (versions
+        never change: compiled once). Checked against the Python allow-list first: it
+        may have been saved before the allow-list, or the list since narrowed."""
+        return self.runs.flows.get(document, ("saved", flow_id, version), check=python_tools.check)
 
     async def aclose(self) -> None:
         await self.launcher.aclose()
         await self.runs.aclose()
-        for flow in self._flows.values():
-            await flow.aclose()
-        self._flows.clear()
 
 
 def server_state(request: Request) -> ServerState:

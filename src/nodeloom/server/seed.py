@@ -19,20 +19,19 @@ from nodeloom.server import python_tools
 from nodeloom.store import Store
 
 GRAPH_SUFFIXES = (".json", ".yaml", ".yml")
+_NOT_GRAPHS = (".mock.yaml", ".mock.yml", ".flowtest.yaml", ".cassette.json")
 
 
 def graph_files(paths: Iterable[Path]) -> list[Path]:
     """The files named, and the graph files directly inside the folders named (mock LLM
-    scripts, `*.mock.yaml`, are not graphs)."""
+    scripts, `*.mock.yaml`, and flow tests, `*.flowtest.yaml`, are not graphs)."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
             found += sorted(
                 p
                 for p in path.iterdir()
-                if p.is_file()
-                and p.suffix in GRAPH_SUFFIXES
-                and not p.name.endswith((".mock.yaml", ".mock.yml"))
+                if p.is_file() and p.suffix in GRAPH_SUFFIXES and not p.name.endswith(_NOT_GRAPHS)
             )
         else:
             found.append(path)

@@ -1,6 +1,6 @@
 """The Store's control of runs between processes: `claim_run` takes a paused or
 interrupted run over to resume it here; `request_cancel` asks a run's owner to stop it,
-and the owner polls `cancel_requested`.
+and the owner polls `cancel_requested` (or `cancels_requested`, for many runs).
 
 Each change is one conditional UPDATE (`... WHERE id = ? AND status IN (...)`): when two
 processes try at once, the database lets exactly one of them through.
@@ -76,6 +76,19 @@ class Control(Access):
             if row is None:
                 raise no_run(run_id)
             return row.cancel_requested_at is not None
+
+        return await self._db.read(work)
+
+    async def cancels_requested(self, run_ids: Iterable[str]) -> set[str]:
+        """Which of `run_ids` a cancel was requested for, in one read (a RunService asks
+        for all the runs it runs at once). Unknown ids are left out."""
+        ids = list(run_ids)
+        if not ids:
+            return set()
+        query = select(Run.id).where(Run.id.in_(ids), Run.cancel_requested_at.is_not(None))
+
+        async def work(conn: AsyncConnection) -> set[str]:
+            return {row.id for row in await conn.execute(query)}
 
         return await self._db.read(work)
 

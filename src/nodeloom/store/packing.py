@@ -30,8 +30,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodeloom.graph.values import BinaryRef, DataValue, json_default
 from nodeloom.store.blobs import DIGEST, BlobDir, BlobInfo
+from nodeloom.values import BinaryRef, DataValue, json_default
 
 JSON_MIME = "application/json"
 REF_PREFIX = "blob:"

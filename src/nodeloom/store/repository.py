@@ -41,7 +41,8 @@ class Store(Flows, Runs, Control, Timeline):
     runs (nodeloom.store.runs)         create_run, update_run, finish_run, heartbeat,
                                        get_run, list_runs, run_document,
                                        find_interrupted, prune
-    control (nodeloom.store.control)   claim_run, request_cancel, cancel_requested
+    control (nodeloom.store.control)   claim_run, request_cancel, cancel_requested,
+                                       cancels_requested
     timeline (nodeloom.store.timeline) write_batch, record_events, record_node,
                                        last_seq, events, node_executions, load_blob,
                                        open_blob

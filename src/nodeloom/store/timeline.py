@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import Connection, Integer, Row, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nodeloom.graph.values import BinaryRef
 from nodeloom.plugins.contract import Event
 from nodeloom.store.access import RUN_FIELDS, RUN_JSON, Access, no_run, now, run_changes
 from nodeloom.store.blobs import CHUNK
@@ -22,6 +21,7 @@ from nodeloom.store.rows import EVENT_JSON, NODE_JSON, checkpoint_row, event_row
 from nodeloom.store.schema import Event as EventRow
 from nodeloom.store.schema import NodeExecution as NodeRow
 from nodeloom.store.schema import Run
+from nodeloom.values import BinaryRef
 
 
 class _Unset:

@@ -7,6 +7,9 @@ is on: most tests turn it on; the guard's own tests are in tests/net.
 from __future__ import annotations
 
 import ast
+import email
+import email.policy
+import hashlib
 import json
 import socket
 import threading
@@ -30,6 +33,7 @@ from nodeloom.nodes.integration.http_request.executor import (
 from nodeloom.testing.context import call_executor
 
 SECRET = "Bearer s3cret-token"
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 100
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -73,6 +77,19 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"late", "text/plain")
         elif path == "/big":
             self._send_big(int(arg["size"]))
+        elif path == "/logo":
+            disposition = {"Content-Disposition": 'attachment; filename="logo.png"'}
+            self._send(200, PNG, "image/png", disposition)
+        elif path == "/form":
+            self._send(
+                200, json.dumps(_form_fields(self.headers, body)).encode(), "application/json"
+            )
+        elif path == "/sha":
+            digest = {
+                "sha256": hashlib.sha256(body).hexdigest(),
+                "type": self.headers["Content-Type"],
+            }
+            self._send(200, json.dumps(digest).encode(), "application/json")
         else:
             self._send(404, b"not found", "text/plain")
 
@@ -110,6 +127,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except OSError:  # the client stopped reading past its limit
             self.close_connection = True
+
+
+def _form_fields(headers: Any, body: bytes) -> dict[str, Any]:
+    """A multipart/form-data body, parsed by the standard library's email parser."""
+    head = f"Content-Type: {headers['Content-Type']}\r\n\r\n".encode()
+    message = email.message_from_bytes(head + body, policy=email.policy.HTTP)
+    fields: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if part.get_filename():
+            data = part.get_payload(decode=True)
+            fields[name] = {
+                "filename": part.get_filename(),
+                "type": part.get_content_type(),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        else:
+            fields[name] = part.get_payload(decode=True).decode()
+    return fields
 
 
 class _Server(ThreadingHTTPServer):
@@ -186,6 +222,7 @@ def test_the_definition_keeps_its_public_contract() -> None:
         "timeout",
         "allow_private_network",
         "follow_redirects",
+        "multipart",
     ]
     method = parameters["method"]
     assert (method.type, method.default) == ("enum", "GET")
@@ -464,3 +501,91 @@ async def test_only_http_and_https_urls_are_requested(url: str) -> None:
     with pytest.raises(NodeError, match=r"not an http:// or https:// URL") as caught:
         await _run({"url": url})
     assert (caught.value.code, caught.value.retryable) == ("invalid_url", False)
+
+
+# --- binary content ----------------------------------------------------------------
+
+
+@pytest.fixture
+def files_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "files"
+    root.mkdir()
+    monkeypatch.setenv("NODELOOM_FILES_ROOT", str(root))
+    return root
+
+
+async def test_a_binary_answer_is_kept_as_a_file_and_never_decoded(
+    server: _Server, files_root: Path
+) -> None:
+    outputs = await _run({"url": server.url("/logo")})
+    sha = hashlib.sha256(PNG).hexdigest()
+    assert outputs["response"]["body"] == {
+        "$ref": f"file:downloads/{sha}/logo.png",
+        "mime": "image/png",
+        "size": len(PNG),
+        "name": "logo.png",
+    }
+    assert (files_root / "downloads" / sha / "logo.png").read_bytes() == PNG
+    assert [p.name for p in (files_root / "downloads").iterdir()] == [sha]  # no staging left
+
+
+async def test_a_binary_answer_over_the_download_limit_leaves_no_file(
+    server: _Server, files_root: Path
+) -> None:
+    node = HttpRequestExecutor(max_download_bytes=100_000)
+    with pytest.raises(NodeError) as caught:
+        await _run({"url": server.url("/big?size=300000")}, node)
+    assert caught.value.code == "http_response_too_large"
+    assert list((files_root / "downloads").iterdir()) == []
+
+
+async def test_a_file_reference_as_body_sends_the_files_bytes_with_its_type(
+    server: _Server, files_root: Path
+) -> None:
+    (files_root / "logo.png").write_bytes(PNG)
+    ref = {"$ref": "file:logo.png", "mime": "image/png", "size": len(PNG), "name": "logo.png"}
+    outputs = await _run({"method": "POST", "url": server.url("/sha"), "body": ref})
+    assert outputs["response"]["body"] == {
+        "sha256": hashlib.sha256(PNG).hexdigest(),
+        "type": "image/png",
+    }
+
+
+async def test_a_file_reference_outside_the_root_is_not_sent(
+    server: _Server, files_root: Path
+) -> None:
+    ref = {"$ref": "file:../secret", "mime": "text/plain", "size": 1}
+    with pytest.raises(NodeError) as caught:
+        await _run({"method": "POST", "url": server.url("/sha"), "body": ref})
+    assert caught.value.code == "path_outside_root"
+    assert server.seen == []
+
+
+async def test_multipart_sends_text_fields_and_file_references_as_file_parts(
+    server: _Server, files_root: Path
+) -> None:
+    (files_root / "logo.png").write_bytes(PNG)
+    ref = {"$ref": "file:logo.png", "mime": "image/png", "size": len(PNG), "name": "logo.png"}
+    data = {
+        "method": "POST",
+        "url": server.url("/form"),
+        "multipart": True,
+        "body": {"note": 'a "quoted" note', "count": 3, "file": ref},
+    }
+    outputs = await _run(data)
+    assert outputs["response"]["body"] == {
+        "note": 'a "quoted" note',
+        "count": "3",
+        "file": {
+            "filename": "logo.png",
+            "type": "image/png",
+            "sha256": hashlib.sha256(PNG).hexdigest(),
+        },
+    }
+
+
+async def test_multipart_needs_an_object_of_fields(server: _Server) -> None:
+    with pytest.raises(NodeError) as caught:
+        await _run({"method": "POST", "url": server.url("/form"), "multipart": True, "body": "x"})
+    assert caught.value.details == {"field": "body"}
+    assert server.seen == []

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 _NAMES: dict[str, tuple[type, ...] | None] = {
     "str": (str,),

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 
 class MapError(NodeError):

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from nodeloom.errors import Issue
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 NODE_TYPES = ("llm-first", "tool-first")
 MAIN_THREAD = "main"

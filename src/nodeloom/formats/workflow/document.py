@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nodeloom.errors import Issue
-from nodeloom.graph.values import kind_of
+from nodeloom.values import kind_of
 
 SUBAGENT_HANDLE = "subagent"
 

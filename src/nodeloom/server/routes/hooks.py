@@ -30,6 +30,7 @@ from nodeloom.server.models import ErrorResponse, RunAccepted
 from nodeloom.server.routes.credentials import vault
 from nodeloom.server.routes.responses import errors
 from nodeloom.server.runtime import ServerState, State
+from nodeloom.server.uploads import is_multipart, multipart_body
 from nodeloom.store import FlowVersion
 
 log = logging.getLogger("nodeloom.server")
@@ -260,7 +261,11 @@ def _result_of(hook: Hook, result: RunResult) -> Any:
 
 
 async def _body(request: Request) -> Any:
-    """The body: parsed JSON when it says it is JSON, else text; None when empty."""
+    """The body: parsed JSON when it says it is JSON, a form whose files are file
+    references when it is multipart/form-data (see nodeloom.server.uploads), else text;
+    None when empty."""
+    if is_multipart(request):
+        return await multipart_body(request)
     raw = await request.body()
     if not raw:
         return None

@@ -88,10 +88,8 @@ async def get_run(run_id: str, state: State) -> dict[str, Any]:
 async def cancel_run(run_id: str, state: State) -> dict[str, Any]:
     """Cancel a running, paused or interrupted run (409 if it has ended). A run executed
     by another process is asked to stop: it does within a heartbeat."""
+    # A run live here is answered once the run service has recorded its cancellation.
     record = await state.runs.cancel(run_id)
-    if record.status == "running":  # running here: its launch records the cancellation
-        await state.launcher.settle(run_id)
-        record = await state.store.get_run(run_id)
     return record.to_json()
 
 

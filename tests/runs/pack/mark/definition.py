@@ -12,7 +12,8 @@ definition = NodeDefinition(
         Parameter("log", "string", required=True),
         Parameter("seconds", "number", default=0.0),
         Parameter("size", "number", default=0),
-        Parameter("note", "string", default="", secret=True),  # may hold a credential
+        Parameter("note", "string", default=""),
+        Parameter("token", "string", default="", secret=True),  # may hold a credential
     ),
     side_effects="idempotent",
 )

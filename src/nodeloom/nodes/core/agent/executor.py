@@ -5,6 +5,7 @@ from nodeloom.errors import NodeError
 from nodeloom.models.llm import prompt_from, usage_of
 from nodeloom.nodes.core.agent.compile import compile_agent
 from nodeloom.nodes.core.agent.events import map_event
+from nodeloom.observability import AgentModelCalls
 from nodeloom.plugins.contract import (
     AgentResult,
     BuildContext,
@@ -54,26 +55,31 @@ class AgentExecutor:
         agent = compiled.agent
         output = None
         sources: list[dict[str, Any]] = []
-        async for item in agent.arun(
-            prompt,
-            stream=True,
-            stream_events=True,
-            yield_run_output=True,
-            session_id=context.chat_id or context.run_id,
-        ):
-            kind = getattr(item, "event", "")
-            if kind in ("RunError", "TeamRunError"):
-                raise NodeError(
-                    f"the agent failed: {getattr(item, 'content', '')}", code="agent_error"
-                )
-            if not kind and hasattr(item, "content"):
-                output = item  # the final RunOutput / TeamRunOutput
-                continue
-            event = map_event(item, context.node_name)
-            if event is not None:
-                if event.data and "hits" in event.data:
-                    sources.extend(event.data["hits"])
-                yield event
+        calls = AgentModelCalls()  # model-call spans, when tracing is on
+        try:
+            async for item in agent.arun(
+                prompt,
+                stream=True,
+                stream_events=True,
+                yield_run_output=True,
+                session_id=context.chat_id or context.run_id,
+            ):
+                calls.see(item)
+                kind = getattr(item, "event", "")
+                if kind in ("RunError", "TeamRunError"):
+                    raise NodeError(
+                        f"the agent failed: {getattr(item, 'content', '')}", code="agent_error"
+                    )
+                if not kind and hasattr(item, "content"):
+                    output = item  # the final RunOutput / TeamRunOutput
+                    continue
+                event = map_event(item, context.node_name)
+                if event is not None:
+                    if event.data and "hits" in event.data:
+                        sources.extend(event.data["hits"])
+                    yield event
+        finally:
+            calls.close()
         if output is None:
             raise NodeError("the agent ended without a result", code="agent_error")
         usage = usage_of(output)

@@ -10,8 +10,8 @@ from typing import Any
 
 from nodeloom.conditions import as_number, json_type, preview, resolve_path, split_path
 from nodeloom.errors import NodeError
-from nodeloom.graph.values import json_default
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.values import json_default
 
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})

@@ -3,6 +3,8 @@ from typing import Any
 
 from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
 
+MAX_CONCURRENCY = 64
+
 
 def _check(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The body must end in one node, or say which node's output is the result."""
@@ -65,6 +67,17 @@ definition = NodeDefinition(
             "Until",
             description="repeat: stop when this is "
             "true; $json is the iteration's result, $loop.index its index",
+        ),
+        Parameter(
+            "concurrency",
+            "integer",
+            "Concurrency",
+            default=1,
+            minimum=1,
+            maximum=MAX_CONCURRENCY,
+            description="forEach: how many iterations run at once; the results stay in item "
+            "order. 1 runs them one after the other. A body that may wait for a person "
+            "needs 1.",
         ),
         Parameter("max_iterations", "integer", "Max iterations", default=10, minimum=1),
         Parameter(

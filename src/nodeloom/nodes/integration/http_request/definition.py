@@ -51,7 +51,8 @@ definition = NodeDefinition(
             "response",
             label="Response",
             description="{status, headers, body} for a 2xx "
-            "or 3xx answer; body is parsed JSON when the answer is JSON, else text.",
+            "or 3xx answer; body is parsed JSON when the answer is JSON, a file reference "
+            "when it is binary and a files root is set, else text.",
         ),
         Port("status", "int", label="Status", description="The status code, whatever it is."),
         Port(
@@ -97,7 +98,8 @@ definition = NodeDefinition(
             hybrid=True,
             socket="json",
             description="An object or list is sent as JSON, a string as text (text/plain "
-            "unless a Content-Type header says otherwise); empty sends no body.",
+            "unless a Content-Type header says otherwise), a file reference as the file's "
+            "bytes; empty sends no body.",
         ),
         Parameter(
             "timeout",
@@ -125,8 +127,16 @@ definition = NodeDefinition(
             description="Follow up to 5 redirects, checking each destination. Off, a 3xx "
             "answer is returned as it is, on `response`.",
         ),
+        Parameter(
+            "multipart",
+            "boolean",
+            "Multipart form",
+            default=False,
+            description="Send body as multipart/form-data: an object of fields, each text "
+            "or a file reference (sent as a file part).",
+        ),
     ),
     side_effects="external",
-    output_shape={"status": "int", "headers": "object", "body": "json | text"},
+    output_shape={"status": "int", "headers": "object", "body": "json | text | file reference"},
     check=check_request,
 )

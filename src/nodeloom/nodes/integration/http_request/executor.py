@@ -19,9 +19,16 @@ from typing import Any
 import httpx
 
 from nodeloom.errors import NodeError
-from nodeloom.graph.values import kind_of
 from nodeloom.net import Policy, Resolver, display_url, guarded_stream, read_body
+from nodeloom.nodes.integration.http_request.binary import (
+    MAX_DOWNLOAD_BYTES,
+    download,
+    file_body,
+    keeps_as_file,
+    multipart_body,
+)
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.values import kind_of
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
 DEFAULT_TIMEOUT = 30.0
@@ -80,10 +87,12 @@ class HttpRequestExecutor:
         resolver: Resolver | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        max_download_bytes: int = MAX_DOWNLOAD_BYTES,
     ) -> None:
         self.resolver = resolver
         self.transport = transport
         self.max_response_bytes = max_response_bytes
+        self.max_download_bytes = max_download_bytes
 
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
@@ -112,8 +121,11 @@ class HttpRequestExecutor:
                     resolver=self.resolver,
                     transport=self.transport,
                 ) as response:
+                    if keeps_as_file(response):
+                        kept = await download(response, max_bytes=self.max_download_bytes)
+                        return response.status_code, _answer(response, kept)
                     body = await read_body(response, max_bytes=self.max_response_bytes)
-                    return response.status_code, _answer(response, body)
+                    return response.status_code, _answer(response, _parse_body(response, body))
         except (TimeoutError, httpx.TimeoutException):
             raise _http_error(
                 request,
@@ -125,11 +137,11 @@ class HttpRequestExecutor:
             raise _http_error(request, _cause(exc), _hint(exc)) from exc
 
 
-def _answer(response: httpx.Response, body: bytes) -> dict[str, Any]:
+def _answer(response: httpx.Response, body: Any) -> dict[str, Any]:
     return {
         "status": response.status_code,
         "headers": {name.lower(): value for name, value in response.headers.items()},
-        "body": _parse_body(response, body),
+        "body": body,
     }
 
 
@@ -191,7 +203,10 @@ def _read_parameters(data: Mapping[str, Any]) -> _Request:
             "url is required: an http:// or https:// address such as https://api.example.com/items",
         )
     headers = _read_headers(data.get("headers"))
-    content, content_type = _read_body(data.get("body"))
+    if _read_flag(data, "multipart", default=False):
+        content, content_type = multipart_body(data.get("body"), MAX_RESPONSE_BYTES)
+    else:
+        content, content_type = _read_body(data.get("body"))
     if content_type and not any(name.lower() == "content-type" for name in headers):
         headers["Content-Type"] = content_type
     return _Request(
@@ -257,9 +272,13 @@ def _read_query(value: Any) -> dict[str, Any]:
 
 
 def _read_body(value: Any) -> tuple[bytes | None, str | None]:
-    """The body as bytes and its default Content-Type: text as text, the rest as JSON."""
+    """The body as bytes and its default Content-Type: text as text, a file reference as
+    the file's bytes, the rest as JSON."""
     if value is None or value == "":
         return None, None
+    sent = file_body(value, MAX_RESPONSE_BYTES)
+    if sent is not None:
+        return sent
     if isinstance(value, str):
         return value.encode("utf-8"), "text/plain; charset=utf-8"
     try:

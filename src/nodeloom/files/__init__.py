@@ -1,0 +1,29 @@
+"""Files under the operator's files root (NODELOOM_FILES_ROOT), for Read File and Write File.
+
+    paths   relative paths checked and opened without following links (`split`,
+            `parent_dir`, `open_file`), and the root itself (`root`)
+    refs    file references: the BinaryRef JSON shape with a `file:` path, media types
+    keep    content that arrives in pieces, kept as `<folder>/<sha256>/<name>` (Keeper)
+
+See docs/files.md.
+"""
+
+from nodeloom.files.keep import Keeper, safe_name
+from nodeloom.files.paths import ENV_ROOT, open_file, parent_dir, path_problem, root, split
+from nodeloom.files.refs import detect_mime, file_ref, is_ref, kind_of_mime, ref_path
+
+__all__ = [
+    "ENV_ROOT",
+    "Keeper",
+    "detect_mime",
+    "file_ref",
+    "is_ref",
+    "kind_of_mime",
+    "open_file",
+    "parent_dir",
+    "path_problem",
+    "ref_path",
+    "root",
+    "safe_name",
+    "split",
+]

@@ -1,0 +1,140 @@
+"""Write File: encode the content, then write it through `nodeloom.files` in a thread.
+
+`overwrite` writes a temporary file beside the target and renames it over the target,
+so a reader never sees half a file. The content of a file reference is copied in
+chunks: a file of any size passes with a few MB of memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+from typing import Any
+
+from nodeloom.errors import NodeError
+from nodeloom.files import is_ref, open_file, parent_dir, ref_path, split
+from nodeloom.nodes.integration.write_file.definition import WRITE_MODES
+from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+
+CHUNK = 1024 * 1024
+_OPEN = {
+    "create": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+    "overwrite": os.O_WRONLY | os.O_CREAT | os.O_EXCL,  # the temporary file
+    "append": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+}
+
+
+class WriteFileExecutor:
+    node_type = "write-file"
+
+    async def execute(
+        self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
+    ) -> ExecutionResult:
+        mode = data.get("mode") or "create"
+        if mode not in WRITE_MODES:
+            raise NodeError(
+                f"Write File mode must be one of {', '.join(WRITE_MODES)}; got {mode!r}.",
+                code="invalid_parameter",
+                retryable=False,
+                details={"field": "mode"},
+            )
+        path = data.get("path")
+        parts = split(path)
+        content = data.get("content")
+        if content is None and "input" in inputs:
+            content = inputs["input"].value
+        source = _source(content, mode)
+        size = await asyncio.to_thread(write, parts, path, mode, source)
+        return ExecutionResult({"output": {"path": "/".join(parts), "size": size}})
+
+
+def _source(content: Any, mode: str) -> bytes | list[str]:
+    """The bytes to write, or the parts of the file reference to copy."""
+    if is_ref(content):
+        path = ref_path(content)
+        if path is None:
+            raise NodeError(
+                "Write File can copy file references (`file:` under the files root) only; "
+                "this reference points elsewhere (a run-store blob). Read the value as "
+                "JSON instead, or write it with a Code node.",
+                code="invalid_parameter",
+                retryable=False,
+                details={"field": "content"},
+            )
+        return split(path, "content")
+    if content is None:
+        raise NodeError(
+            "Write File has nothing to write: set `content`, or wire a value into `input`.",
+            code="invalid_parameter",
+            retryable=False,
+            details={"field": "content"},
+        )
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    try:
+        if mode == "append":
+            text = json.dumps(content, ensure_ascii=False, separators=(",", ":")) + "\n"
+        else:
+            text = json.dumps(content, ensure_ascii=False, indent=2) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise NodeError(
+            f"Write File cannot write this content as JSON: {exc}.",
+            code="invalid_parameter",
+            retryable=False,
+            details={"field": "content"},
+        ) from None
+    return text.encode("utf-8")
+
+
+def write(parts: list[str], path: str, mode: str, source: bytes | list[str]) -> int:
+    """Write and return the file's size afterwards."""
+    with parent_dir(parts, path, create=True) as parent:
+        name = parts[-1]
+        target = f".{name}.{secrets.token_hex(6)}.tmp" if mode == "overwrite" else name
+        try:
+            fd = open_file(parent, target, _OPEN[mode], path)
+        except FileExistsError:
+            raise NodeError(
+                f"{path!r} already exists; mode create never replaces a file. Use mode "
+                "overwrite to replace it or append to add to it.",
+                code="file_exists",
+                retryable=False,
+                details={"field": "mode", "path": path},
+            ) from None
+        try:
+            with os.fdopen(fd, "wb") as file:
+                _copy(source, file)
+                file.flush()
+                size = os.fstat(file.fileno()).st_size
+            if mode == "overwrite":
+                os.replace(target, name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            if mode == "overwrite":
+                _unlink(parent, target)
+            raise
+    return size
+
+
+def _copy(source: bytes | list[str], file: Any) -> None:
+    if isinstance(source, bytes):
+        file.write(source)
+        return
+    shown = "/".join(source)
+    with parent_dir(source, shown, create=False) as parent:
+        fd = open_file(parent, source[-1], os.O_RDONLY, shown)
+    with os.fdopen(fd, "rb") as origin:
+        left = os.fstat(origin.fileno()).st_size  # a file appended to itself ends here
+        while left > 0 and (chunk := origin.read(min(CHUNK, left))):
+            file.write(chunk)
+            left -= len(chunk)
+
+
+def _unlink(parent: int, name: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=parent)
+
+
+executor = WriteFileExecutor()

@@ -1,0 +1,49 @@
+"""Cancels asked by another process (`nodeloom runs cancel`, another server): one poller
+per RunService reads, in one query, which of the runs it runs were asked to stop, and
+cancels them here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from nodeloom.engine.live import LiveRuns
+from nodeloom.store import Store
+
+CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is looked for
+
+
+class CancelWatch:
+    """Polls while the service has running runs; stops when it has none (`wake` starts
+    it again)."""
+
+    def __init__(self, store: Store, live: LiveRuns, interval: float = CANCEL_POLL_SECONDS):
+        self.store = store
+        self.live = live
+        self.interval = interval
+        self._task: asyncio.Task[None] | None = None
+
+    def wake(self) -> None:
+        """A run started here: poll for it."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._poll())
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def _poll(self) -> None:
+        while self.live.running():
+            await asyncio.sleep(self.interval)
+            running = self.live.running()
+            asked: set[str] = set()
+            with contextlib.suppress(Exception):  # a missed poll is not fatal
+                asked = await self.store.cancels_requested(running)
+            for run_id in asked:
+                live = self.live.get(run_id)
+                if live is not None and not live.paused and not live.cancelled:
+                    live.cancelled = True  # once: let it unwind
+                    if live.task is not None:
+                        live.task.cancel()
