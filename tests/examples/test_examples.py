@@ -132,6 +132,8 @@ def test_nodeloom_test_passes_every_example_flow_test_and_writes_junit(tmp_path)
     suites = ET.parse(report).getroot()
     assert suites.get("failures") == "0" and suites.get("errors") == "0"
     assert {s.get("name") for s in suites} == {f"examples/{p.stem}.flowtest.yaml" for p in EXAMPLES}
+
+
 @pytest.mark.e2e
 def test_ask_the_docs_answers_from_the_ingested_documents_with_a_citation():
     ingest = ROOT / "examples" / "knowledge" / "ingest-docs.json"
