@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from nodeloom.knowledge.errors import CollectionNotFoundError, KnowledgeStoreError
-from nodeloom.knowledge.store import CollectionInfo, Hit, StoredChunk, keyword_terms
+from nodeloom.knowledge.records import CollectionInfo, Hit, StoredChunk, keyword_terms
 
 # HNSW candidates per query (pgvector's default is 40). Measured on 384-dimension vectors
 # (benchmarks/knowledge.py, docs/knowledge.md#quality-and-sizing): 300 gives recall@10

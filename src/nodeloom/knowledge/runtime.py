@@ -14,7 +14,7 @@ from typing import Any
 from nodeloom.knowledge.chunking import Chunk
 from nodeloom.knowledge.embedding import Embedder, content_hash, open_embedder
 from nodeloom.knowledge.errors import EmbeddingError
-from nodeloom.knowledge.store import KnowledgeStore, open_store
+from nodeloom.knowledge.store import KnowledgeStore, default_data_dir, open_store
 
 
 def data_dir_of(context: Any) -> Path:
@@ -22,9 +22,7 @@ def data_dir_of(context: Any) -> Path:
     services = context if hasattr(context, "data_dir") else getattr(context, "services", None)
     if services is not None and getattr(services, "data_dir", None) is not None:
         return Path(services.data_dir)
-    from nodeloom.paths import data_dir
-
-    return data_dir()
+    return default_data_dir()
 
 
 async def store_for(context: Any) -> KnowledgeStore:

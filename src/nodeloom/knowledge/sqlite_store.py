@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nodeloom.knowledge.errors import CollectionNotFoundError, KnowledgeStoreError
-from nodeloom.knowledge.store import CollectionInfo, Hit, StoredChunk, keyword_terms
+from nodeloom.knowledge.records import CollectionInfo, Hit, StoredChunk, keyword_terms
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kcollections (

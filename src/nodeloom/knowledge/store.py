@@ -16,56 +16,14 @@ the same Postgres database when NODELOOM_DATABASE_URL is Postgres, else
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from nodeloom.knowledge.errors import KnowledgeStoreError, ModelMismatchError
+from nodeloom.knowledge.records import CollectionInfo, Hit, StoredChunk, keyword_terms
 
 ENV_VAR = "NODELOOM_KNOWLEDGE_URL"
 DEFAULT_FILE = "knowledge.db"
-
-
-@dataclass(frozen=True, slots=True)
-class CollectionInfo:
-    name: str
-    model: str
-    dimension: int
-    chunks: int = 0
-    sources: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "model": self.model,
-            "dimension": self.dimension,
-            "chunks": self.chunks,
-            "sources": self.sources,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class StoredChunk:
-    id: str
-    text: str
-    metadata: dict[str, Any]
-    content_hash: str
-    embedding: list[float]
-
-    @property
-    def source(self) -> str:
-        return str(self.metadata.get("source", ""))
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    id: str
-    text: str
-    score: float
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "score": self.score, "metadata": self.metadata, "id": self.id}
 
 
 class KnowledgeStore(Protocol):
@@ -142,11 +100,16 @@ def store_url(url: str | None = None, data_dir: Path | None = None) -> str:
     database = os.environ.get("NODELOOM_DATABASE_URL", "")
     if database.startswith(("postgres://", "postgresql://", "postgresql+asyncpg://")):
         return database
-    if data_dir is None:
-        from nodeloom.paths import data_dir as default_data_dir
+    return f"sqlite:///{(data_dir or default_data_dir()) / DEFAULT_FILE}"
 
-        data_dir = default_data_dir()
-    return f"sqlite:///{data_dir / DEFAULT_FILE}"
+
+def default_data_dir() -> Path:
+    """NODELOOM_DATA_DIR, else the user data dir: the rule of `nodeloom.paths.data_dir`,
+    restated because knowledge sits below `paths` in the package layers."""
+    import platformdirs
+
+    configured = os.environ.get("NODELOOM_DATA_DIR")
+    return Path(configured) if configured else Path(platformdirs.user_data_dir("nodeloom"))
 
 
 async def open_store(url: str | None = None, data_dir: Path | None = None) -> KnowledgeStore:
@@ -169,11 +132,14 @@ async def open_store(url: str | None = None, data_dir: Path | None = None) -> Kn
     )
 
 
-def keyword_terms(query: str) -> list[str]:
-    """The words of a keyword query (letters and digits), lower-cased, unique, in order."""
-    import re
-
-    seen: dict[str, None] = {}
-    for word in re.findall(r"[^\W_]+", query.lower()):
-        seen.setdefault(word, None)
-    return list(seen)
+__all__ = [
+    "CollectionInfo",
+    "Hit",
+    "KnowledgeStore",
+    "StoredChunk",
+    "ensure_collection",
+    "keyword_terms",
+    "model_mismatch",
+    "open_store",
+    "store_url",
+]
