@@ -36,9 +36,9 @@ def test_upload_by_drop_and_by_picker_then_search_shows_hits_with_sources(
     shots.take(page, "dropped a file")
 
     page.get_by_label("Files to upload").set_input_files([paths["pdf"], paths["docx"]])
-    expect(status).to_contain_text("Embedding", timeout=30_000)
-    shots.take(page, "embedding progress")
-    expect(status).to_contain_text("Ingested into handbook", timeout=90_000)
+    # The bar passes "Sending", "Loading and chunking" and "Embedding n of m": too quickly
+    # with three small files to assert each; the end state says what was written.
+    expect(status).to_contain_text("Ingested into handbook: 3 added", timeout=90_000)
     row = page.locator(".knowledge-table tr", has_text="handbook")
     expect(row).to_contain_text("local:all-minilm-l6-v2 (384)")
     expect(row.locator("td").nth(3)).to_have_text("3")
