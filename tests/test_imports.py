@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"graph"},  # the graph model and its validation
     {"plugins"},  # the node contract, discovery, the registry
     {"conditions", "files", "tools", "user_tools", "observability"},  # helpers of nodes
-    {"models"},
+    {"models", "knowledge"},  # knowledge: documents, embeddings, the knowledge stores
     {"nodes", "formats", "paths"},  # the catalogue; foreign formats; where data lives
     {"engine", "store", "flow_steps"},
     {"runs", "testing"},

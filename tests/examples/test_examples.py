@@ -15,7 +15,10 @@ MESSAGES = {
     "support-router": "My app crashes when I open it",
     "invoice-extraction": "Invoice ACME Tools: 2 hammers at 12.50, 3 boxes of nails at 4.20",
     "concierge": "Plan me a day in Lima",
+    "ask-the-docs": "Is shipping free?",
 }
+# Flows an example needs to have run first (in the same data directory).
+PREPARE = {"ask-the-docs": ROOT / "examples" / "knowledge" / "ingest-docs.json"}
 
 
 def run_example(path: Path, message: str) -> subprocess.CompletedProcess[str]:
@@ -38,6 +41,9 @@ def run_example(path: Path, message: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.e2e
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_the_example_runs_to_completion(path):
+    if path.stem in PREPARE:
+        prepared = run_example(PREPARE[path.stem], "")
+        assert prepared.returncode == 0, prepared.stdout[-2000:] + prepared.stderr[-2000:]
     done = run_example(path, MESSAGES.get(path.stem, "I want a refund for this purchase"))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     result = json.loads(done.stdout.splitlines()[-1])
@@ -126,3 +132,19 @@ def test_nodeloom_test_passes_every_example_flow_test_and_writes_junit(tmp_path)
     suites = ET.parse(report).getroot()
     assert suites.get("failures") == "0" and suites.get("errors") == "0"
     assert {s.get("name") for s in suites} == {f"examples/{p.stem}.flowtest.yaml" for p in EXAMPLES}
+
+
+@pytest.mark.e2e
+def test_ask_the_docs_answers_from_the_ingested_documents_with_a_citation():
+    ingest = ROOT / "examples" / "knowledge" / "ingest-docs.json"
+    first = json.loads(run_example(ingest, "").stdout.splitlines()[-1])
+    written = first["outputs"]["Write"]["output"]
+    assert written["added"] == written["chunks"] > 12 and written["collection"] == "orbit"
+    again = json.loads(run_example(ingest, "").stdout.splitlines()[-1])
+    assert again["outputs"]["Write"]["output"]["unchanged"] == written["chunks"]
+    done = run_example(ROOT / "examples" / "ask-the-docs.json", "Is shipping free?")
+    result = json.loads(done.stdout.splitlines()[-1])
+    hits = result["outputs"]["Search docs"]["output"]["hits"]
+    assert hits[0]["metadata"]["source"].endswith("shipping.md")
+    answer = result["outputs"]["Answer"]["output"]["text"]
+    assert "45 dollars" in answer and "[1]" in answer

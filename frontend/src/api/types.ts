@@ -481,6 +481,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/knowledge/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Collections
+         * @description Every collection with its model, dimension and counts.
+         */
+        get: operations["list_collections_api_knowledge_collections_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge/collections/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Drop Collection
+         * @description Delete a collection and everything in it.
+         */
+        delete: operations["drop_collection_api_knowledge_collections__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge/collections/{name}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search Collection
+         * @description The `knowledge-search` node's output for `query`: hits and a cited context.
+         */
+        post: operations["search_collection_api_knowledge_collections__name__search_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge/collections/{name}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload Files
+         * @description Save the files and ingest them into the collection as a recorded run (Document
+         *     Loader -> Text Chunker -> Embedder -> Knowledge Write, mode replace_source: uploading
+         *     a file of the same name again replaces its chunks). Answers 202 with the run; its
+         *     events (`progress` of the Embedder: embedded/of) show the ingestion's progress.
+         */
+        post: operations["upload_files_api_knowledge_collections__name__files_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -603,6 +686,24 @@ export interface components {
             role: "assistant";
             /** Content */
             content: string;
+        };
+        /** Body_upload_files_api_knowledge_collections__name__files_post */
+        Body_upload_files_api_knowledge_collections__name__files_post: {
+            /**
+             * Files
+             * @description txt, md, html, pdf, docx, csv, json
+             */
+            files: string[];
+            /**
+             * Chunk Size
+             * @default 256
+             */
+            chunk_size: number;
+            /**
+             * Chunk Overlap
+             * @default 32
+             */
+            chunk_overlap: number;
         };
         /**
          * Catalogue
@@ -774,6 +875,24 @@ export interface components {
             from: string;
             /** To */
             to: string;
+        };
+        /** CollectionList */
+        CollectionList: {
+            /** Collections */
+            collections: components["schemas"]["CollectionModel"][];
+        };
+        /** CollectionModel */
+        CollectionModel: {
+            /** Name */
+            name: string;
+            /** Model */
+            model: string;
+            /** Dimension */
+            dimension: number;
+            /** Chunks */
+            chunks: number;
+            /** Sources */
+            sources: number;
         };
         /** CredentialList */
         CredentialList: {
@@ -1020,6 +1139,19 @@ export interface components {
             status: string;
             /** Version */
             version: string;
+        };
+        /** HitModel */
+        HitModel: {
+            /** Text */
+            text: string;
+            /** Score */
+            score: number;
+            /** Metadata */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Id */
+            id: string;
         };
         /**
          * IssueModel
@@ -1462,6 +1594,32 @@ export interface components {
             steps: components["schemas"]["FlowStep"][];
             /** Show Flow Steps */
             show_flow_steps: boolean;
+        };
+        /** SearchRequest */
+        SearchRequest: {
+            /** Query */
+            query: string;
+            /**
+             * Top K
+             * @default 5
+             */
+            top_k: number;
+            /**
+             * Mode
+             * @default hybrid
+             */
+            mode: string;
+            /** Filter */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** SearchResult */
+        SearchResult: {
+            /** Hits */
+            hits: components["schemas"]["HitModel"][];
+            /** Context */
+            context: string;
         };
         /** SocketTypeModel */
         SocketTypeModel: {
@@ -3093,6 +3251,224 @@ export interface operations {
             };
             /** @description no such flow or run */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    list_collections_api_knowledge_collections_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollectionList"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    drop_collection_api_knowledge_collections__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such flow or run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    search_collection_api_knowledge_collections__name__search_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResult"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description no such flow or run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description the request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description invalid request or graph (`issues` lists every problem) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    upload_files_api_knowledge_collections__name__files_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_upload_files_api_knowledge_collections__name__files_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAccepted"];
+                };
+            };
+            /** @description no valid bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react'
 import { Editor } from '../canvas/Editor'
 import { ChatPanel } from '../chat/ChatPanel'
 import { Home } from '../home/Home'
+import { KnowledgePage } from '../knowledge/KnowledgePage'
 import { RunHistory } from '../runs/RunHistory'
 import { Settings } from '../settings/Settings'
 import { useCatalogue } from '../state/catalogue'
@@ -51,6 +52,9 @@ export function App() {
           <a href={hrefOf({ page: 'runs', runId: null })} aria-current={route.page === 'runs' ? 'page' : undefined}>
             Runs
           </a>
+          <a href={hrefOf({ page: 'knowledge' })} aria-current={route.page === 'knowledge' ? 'page' : undefined}>
+            Knowledge
+          </a>
           <a href={hrefOf({ page: 'settings' })} aria-current={route.page === 'settings' ? 'page' : undefined}>
             Settings
           </a>
@@ -72,6 +76,7 @@ export function App() {
         </div>
       )}
       {catalogue && route.page === 'runs' && <RunHistory runId={route.runId} />}
+      {catalogue && route.page === 'knowledge' && <KnowledgePage />}
       {catalogue && route.page === 'settings' && <Settings />}
       {help && <Help onClose={() => setHelp(false)} />}
       {askToken && (

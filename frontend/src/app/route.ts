@@ -1,6 +1,6 @@
 // The page's place, kept in the URL hash so reloads and the back button work:
 // #/ (the saved flows), #/flows (a new flow), #/flows/<id>, #/flows/<id>/chat (open it
-// with the chat ready), #/runs, #/runs/<id>, #/settings.
+// with the chat ready), #/runs, #/runs/<id>, #/knowledge, #/settings.
 
 import { useEffect, useState } from 'react'
 
@@ -8,12 +8,14 @@ export type Route =
   | { page: 'home' }
   | { page: 'editor'; flowId: string | null; chat?: boolean }
   | { page: 'runs'; runId: string | null }
+  | { page: 'knowledge' }
   | { page: 'settings' }
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent)
   if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
   if (parts[0] === 'settings') return { page: 'settings' }
+  if (parts[0] === 'knowledge') return { page: 'knowledge' }
   if (parts[0] === 'flows') {
     return parts[2] === 'chat' && parts[1]
       ? { page: 'editor', flowId: parts[1], chat: true }
@@ -28,6 +30,8 @@ export function hrefOf(route: Route): string {
       return route.runId ? `#/runs/${encodeURIComponent(route.runId)}` : '#/runs'
     case 'settings':
       return '#/settings'
+    case 'knowledge':
+      return '#/knowledge'
     case 'home':
       return '#/'
     case 'editor':

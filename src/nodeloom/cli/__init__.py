@@ -23,6 +23,7 @@ COMMANDS = {
     "credentials": "nodeloom.cli.credentials:credentials_command",
     "test": "nodeloom.cli.flowtests:test_command",
     "eval": "nodeloom.cli.evaluate:eval_command",
+    "knowledge": "nodeloom.cli.knowledge:knowledge_command",
 }
 
 

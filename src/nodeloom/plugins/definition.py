@@ -41,6 +41,7 @@ CATEGORIES = (
     "data",
     "integration",
     "rag",
+    "knowledge",
     "utility",
     "formats",
 )

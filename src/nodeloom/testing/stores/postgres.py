@@ -24,7 +24,10 @@ class PostgresUnavailable(RuntimeError):
     """initdb/pg_ctl are missing or the cluster did not start."""
 
 
-def _binary(name: str) -> str | None:
+def _binary(name: str, bin_dir: Path | None = None) -> str | None:
+    if bin_dir is not None:
+        candidate = bin_dir / name
+        return str(candidate) if candidate.exists() else None
     found = shutil.which(name)
     if found:
         return found
@@ -45,10 +48,11 @@ def _as_postgres_user(command: list[str]) -> list[str]:
 
 
 @contextmanager
-def throwaway_postgres() -> Iterator[str]:
+def throwaway_postgres(bin_dir: Path | None = None) -> Iterator[str]:
     """Start a cluster; yield its base URL (`postgresql://postgres@127.0.0.1:PORT`);
-    stop it and delete its files on exit."""
-    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    stop it and delete its files on exit. `bin_dir` holds initdb and pg_ctl of another
+    Postgres build (default: PATH, then /usr/lib/postgresql/*/bin)."""
+    initdb, pg_ctl = _binary("initdb", bin_dir), _binary("pg_ctl", bin_dir)
     if initdb is None or pg_ctl is None:
         raise PostgresUnavailable(
             "a throwaway Postgres needs initdb and pg_ctl (apt-get install postgresql); "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodeloom.knowledge.retrieval import hits_in_tool_result
 from nodeloom.plugins.contract import Event
 
 RESULT_PREVIEW = 2000
@@ -35,6 +36,9 @@ def map_event(event: Any, root: str) -> Event | None:
             text = result if isinstance(result, str) or result is None else str(result)
             data["result"] = text[:RESULT_PREVIEW] if text else text
             data["error"] = bool(getattr(tool, "tool_call_error", False))
+            hits = hits_in_tool_result(text)
+            if hits is not None:  # a Knowledge Base's search: which hits the agent was given
+                data["hits"] = hits
         return Event("agent_event", data)
     if member and kind in ("RunStarted", "RunCompleted"):
         data = {"event": f"Member{kind}", "agent": agent}

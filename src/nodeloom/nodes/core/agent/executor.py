@@ -54,6 +54,7 @@ class AgentExecutor:
         prompt = prompt_from(data, inputs, what="the agent has nothing to answer")
         agent = compiled.agent
         output = None
+        sources: list[dict[str, Any]] = []
         calls = AgentModelCalls()  # model-call spans, when tracing is on
         try:
             async for item in agent.arun(
@@ -74,6 +75,8 @@ class AgentExecutor:
                     continue
                 event = map_event(item, context.node_name)
                 if event is not None:
+                    if event.data and "hits" in event.data:
+                        sources.extend(event.data["hits"])
                     yield event
         finally:
             calls.close()
@@ -82,16 +85,14 @@ class AgentExecutor:
         usage = usage_of(output)
         content = output.content
         response = content if isinstance(content, str) else str(content or "")
-        yield ExecutionResult(
-            {
-                "output": {
-                    "response": response,
-                    "model": compiled.summary.get("model"),
-                    "tokens_used": usage,
-                }
-            },
-            usage=usage,
-        )
+        answer: dict[str, Any] = {
+            "response": response,
+            "model": compiled.summary.get("model"),
+            "tokens_used": usage,
+        }
+        if sources:  # the knowledge hits its searches returned (Knowledge Base tools)
+            answer["sources"] = sources
+        yield ExecutionResult({"output": answer}, usage=usage)
 
 
 executor = AgentExecutor()

@@ -1,0 +1,1 @@
+"""Knowledge nodes: load, chunk, embed, write and search documents (docs/knowledge.md)."""
