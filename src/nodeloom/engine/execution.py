@@ -85,6 +85,11 @@ class Execution:
     def run_id(self) -> str:
         return self.context.run_id
 
+    @property
+    def may_pause(self) -> bool:
+        """Whether the run can stop to wait for a person (and so be resumed)."""
+        return self.context.human is not None
+
     async def outcome(self) -> RunResult:
         """Run until the run ends, or pauses waiting for input."""
         human = self.context.human

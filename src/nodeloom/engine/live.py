@@ -64,7 +64,11 @@ class LiveRuns:
     # -- unrecorded runs (a Flow's own table) ---------------------------------------------
 
     async def outcome(self, execution: Execution) -> RunResult:
-        """Run `execution` until it ends (no longer live) or pauses (kept, paused)."""
+        """Run `execution` until it ends (no longer live) or pauses (kept, paused). A run
+        that cannot pause is never resumed nor cancelled through the table: it is not
+        kept in it (nothing to look up, and no cost per run)."""
+        if not execution.may_pause:
+            return await execution.outcome()
         live = self.add(execution.run_id)
         live.execution = execution
         return await self._until_paused(live, execution.outcome(), resuming=False)

@@ -34,6 +34,11 @@ def configure_tracing(tracer_provider: Any) -> None:
 
 
 def configured_by_environment() -> bool:
+    environ = os.environ  # asked at every run: the common answer (no endpoint) comes first
+    if "OTEL_EXPORTER_OTLP_ENDPOINT" not in environ and (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" not in environ
+    ):
+        return False
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
     if os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
