@@ -185,6 +185,7 @@ class Embedder:
 
     async def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         if self.ref.provider == "local":
+            local_model.import_runtime()  # on this thread (see import_runtime)
             return await asyncio.to_thread(local_model.embed, texts)
         return await self._remote(texts)
 

