@@ -51,6 +51,14 @@ GRACE_SECONDS = 5
     help="Serve these mock LLM scripts (repeatable; their rules in order) and point "
     "OpenAI-protocol models at them: flows run offline (docs/testing.md).",
 )
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: one JSON object per line (time, level, logger, message, run_id, node_id), "
+    "nodeloom's own loggers included (docs/observability.md).",
+)
 def serve_command(
     host: str,
     port: int,
@@ -59,6 +67,7 @@ def serve_command(
     flow_paths: tuple[Path, ...],
     public_hosts: tuple[str, ...],
     mock_scripts: tuple[str, ...],
+    log_format: str,
 ) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
@@ -96,7 +105,7 @@ def serve_command(
         host=host,
         port=port,
         log_level="info",
-        log_config=log_config(),  # no `?token=` in the log
+        log_config=log_config("json" if log_format == "json" else "text"),  # no `?token=`
         timeout_graceful_shutdown=GRACE_SECONDS,  # open event streams do not hold a stop
     )
 
