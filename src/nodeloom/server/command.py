@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nodeloom.observability.log_options import log_format_option
 from nodeloom.server.config import DEFAULT_MAX_BODY_BYTES, ServerConfig, is_loopback
 from nodeloom.server.tokens import TokenStore
 
@@ -51,14 +52,7 @@ GRACE_SECONDS = 5
     help="Serve these mock LLM scripts (repeatable; their rules in order) and point "
     "OpenAI-protocol models at them: flows run offline (docs/testing.md).",
 )
-@click.option(
-    "--log-format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json: one JSON object per line (time, level, logger, message, run_id, node_id), "
-    "nodeloom's own loggers included (docs/observability.md).",
-)
+@log_format_option
 def serve_command(
     host: str,
     port: int,
