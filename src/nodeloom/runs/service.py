@@ -269,7 +269,7 @@ class RunService:
         recorder = Recorder(
             self.store,
             record.id,
-            sink=self._observed(sink),
+            sink=FanoutSink(LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)),
             history=history,
             heartbeat=self.heartbeat,
             on_failure=lambda _: _stop(live),
@@ -374,11 +374,6 @@ class RunService:
             assert live.execution is not None
             await live.execution.release()
             await _close(live.owner)
-
-    def _observed(self, sink: EventSink | None) -> EventSink:
-        """The run's sink, with the log's context and the observer beside it."""
-        sinks = [LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)]
-        return FanoutSink(*sinks)
 
     # -- what a recorded run needs --------------------------------------------------------
 
