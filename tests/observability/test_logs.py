@@ -1,6 +1,7 @@
 """`configure_logging("json")`, what a `nodeloom worker` process calls: every line is a
-JSON object; lines logged inside a run carry its id, inside a node the node's too, and a
-bearer token never shows. Run in a process of its own, as a worker is."""
+JSON object; lines logged inside a run carry its id, inside a node the node's too, and no
+credential shows (a bearer token, a provider's `?key=`, a decision link). Run in a
+process of its own, as a worker is."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ async def main():
         print("RUN", result.run_id, file=sys.stdout, flush=True)
         await runs.aclose()
     logging.getLogger("worker").warning("sent Authorization: Bearer nl_secret123 upstream")
+    logging.getLogger("worker").warning("GET %s", "https://g.example/v1?key=AIzaSECRET&alt=sse")
+    logging.getLogger("worker").warning("GET /api/decisions/SIGNEDLINK HTTP/1.1")
 
 asyncio.run(main())
 """
@@ -52,6 +55,12 @@ def test_json_lines_of_a_worker_process_carry_the_run_and_node_ids(tmp_path: Pat
     assert node_line["logger"] == "nodeloom.runs" and "failed" in node_line["message"]
     ended = next(line for line in in_run if line["message"].startswith(f"run {run_id} failed"))
     assert "node_id" not in ended  # the run's end is logged outside any node
-    outside = next(line for line in lines if line["logger"] == "worker")
-    assert "run_id" not in outside  # after the run: no run id
-    assert "nl_secret123" not in done.stderr and "Bearer ***" in outside["message"]
+    outside = [line["message"] for line in lines if line["logger"] == "worker"]
+    assert all("run_id" not in line for line in lines if line["logger"] == "worker")
+    assert outside == [
+        "sent Authorization: Bearer *** upstream",
+        "GET https://g.example/v1?key=***&alt=sse",
+        "GET /api/decisions/*** HTTP/1.1",
+    ]
+    for secret in ("nl_secret123", "AIzaSECRET", "SIGNEDLINK"):
+        assert secret not in done.stderr

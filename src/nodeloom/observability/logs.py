@@ -7,8 +7,9 @@ a line was written in, and never an access token.
 A JSON line: `{"time", "level", "logger", "message"}`, plus `run_id` and `node_id` when it
 was logged inside a run or a node (`RUN_ID`, `NODE_ID`: context variables that
 `LogContext`, a sink every RunService installs, sets from the run's own events), and
-`exception` with a traceback. `HideQueryTokens` masks `token=...` in URLs (a WebSocket's
-`?token=`) and `Bearer ...` in every line, in both formats.
+`exception` with a traceback. `HideQueryTokens` masks credentials in URLs (a WebSocket's
+`?token=`, a provider's `?key=`, a decision link's signed path) and `Bearer ...` in every
+line, in both formats.
 """
 
 from __future__ import annotations
@@ -31,22 +32,30 @@ RUN_ID: ContextVar[str | None] = ContextVar("nodeloom_log_run_id", default=None)
 NODE_ID: ContextVar[str | None] = ContextVar("nodeloom_log_node_id", default=None)
 
 run_log = logging.getLogger("nodeloom.runs")
+QUIET_LOGGERS = ("httpx", "httpcore", "openai", "agno", "mcp")
 
 # -- secrets out ---------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"(?i)((?:^|[?&;])token=)[^&;\s\"']*")
+# Query parameters that carry credentials: ?token=, ?access_token=, ?key= (Gemini),
+# ?api_key=, ?password=, ?secret=, ?sig= ...
+_QUERY = re.compile(
+    r"(?i)((?:^|[?&;])(?:[\w-]*token|[\w-]*key|password|secret|sig|signature)=)[^&;\s\"']*"
+)
 _BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"',;]+")
+_DECISION = re.compile(r"(/api/decisions/)[^/?#\s\"']+")  # a signed link is a capability
 MASK = "***"
 
 
 def hide_tokens(text: str) -> str:
-    """`text` with the value of every `token=` query parameter and `Bearer` credential
-    replaced by `***`."""
+    """`text` with credentials replaced by `***`: the values of query parameters such as
+    `token=`, `api_key=`, `key=`; `Bearer` credentials; decision links' signed tokens."""
     lowered = text.lower()
-    if "token=" in lowered:
-        text = _TOKEN.sub(lambda match: match.group(1) + MASK, text)
+    if "=" in lowered:
+        text = _QUERY.sub(lambda match: match.group(1) + MASK, text)
     if "bearer" in lowered:
         text = _BEARER.sub(lambda match: match.group(1) + MASK, text)
+    if "/api/decisions/" in lowered:
+        text = _DECISION.sub(lambda match: match.group(1) + MASK, text)
     return text
 
 
@@ -101,6 +110,8 @@ def logging_config(log_format: LogFormat = "text", level: str = "INFO") -> dict[
         formatter = {"()": f"{__name__}.JsonFormatter"}
         config["formatters"] = {"default": formatter, "access": dict(formatter)}
         config["root"] = {"handlers": ["default"], "level": level}
+        # Their INFO lines are every request a node makes, URL and all: not for a log.
+        config["loggers"].update({name: {"level": "WARNING"} for name in QUIET_LOGGERS})
     return config
 
 
@@ -111,6 +122,7 @@ def configure_logging(log_format: LogFormat = "text", level: str = "INFO") -> No
         raise ValueError(f"log format {log_format!r}: expected one of {', '.join(LOG_FORMATS)}")
     config = logging_config(log_format, level)
     config["root"] = {"handlers": ["default"], "level": level}
+    config["loggers"].update({name: {"level": "WARNING"} for name in QUIET_LOGGERS})
     logging.config.dictConfig(config)
 
 
