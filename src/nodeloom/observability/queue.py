@@ -27,16 +27,6 @@ def queue_url(config: Any = None) -> str | None:
     return os.environ.get(QUEUE_VARIABLE) or None
 
 
-def describe(url: str) -> str:
-    """The URL without its password, for messages."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    host = parts.hostname or "?"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
-
-
 def _client(url: str) -> Any:
     import redis.asyncio as redis
 
