@@ -231,6 +231,8 @@ def _add(
     if snapshot.get("buckets") != list(BUCKETS) or not isinstance(snapshot.get("nodes"), Mapping):
         return
     for node_type, entry in snapshot["nodes"].items():
+        if not isinstance(entry, Mapping):
+            continue
         counts, total = entry.get("counts"), entry.get("sum")
         if (
             not isinstance(counts, list)
