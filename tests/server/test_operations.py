@@ -219,6 +219,12 @@ async def test_health_names_an_unreachable_queue_then_a_missing_worker_and_metri
         assert "queue" in body["failing"] and str(closed) not in response.text
     finally:
         stop_server(unreachable)
+    store = await Store.open(unreachable.env["NODELOOM_DATABASE_URL"], blob_dir=tmp_path)
+    try:  # a server that stops cleanly marks its registry row stopped
+        [row] = await store.list_workers(seen_within=None, stopped=True)
+    finally:
+        await store.close()
+    assert row.role == "server" and row.stopped_at is not None
 
     reachable = start_server(tmp_path / "b", environment={"NODELOOM_QUEUE_URL": redis_url})
     try:
