@@ -14,14 +14,17 @@ from .conftest import Server, nodeloom, server_environment, start_server, stop_s
 
 
 def api_routes() -> list[tuple[str, str]]:
-    """Every (method, path) of the app under /api and /v1, from its OpenAPI schema, but
-    webhooks (their secret is their auth: tests/server/test_hooks.py) and decision links
-    (their signature is their auth: tests/server/test_decisions.py)."""
+    """Every (method, path) of the app under /api and /v1, and /metrics, from its OpenAPI
+    schema, but webhooks (their secret is their auth: tests/server/test_hooks.py),
+    decision links (their signature is their auth: tests/server/test_decisions.py) and
+    the health probe (codes and counts only: tests/server/test_operations.py)."""
     schema = create_app(ServerConfig()).openapi()
     found = []
     for path, operations in schema["paths"].items():
-        if path.startswith(("/api", "/v1")) and not path.startswith(
-            ("/api/hooks/", "/api/decisions/")
+        if (
+            path.startswith(("/api", "/v1", "/metrics"))
+            and not path.startswith(("/api/hooks/", "/api/decisions/"))
+            and path != "/api/health"
         ):
             concrete = re.sub(r"\{[^}]+\}", "some-id", path)
             found += [(method.upper(), concrete) for method in sorted(operations)]

@@ -1,5 +1,10 @@
 """Traces of runs in OpenTelemetry (docs/observability.md). Off, and free, unless the
-OTEL_* variables configure an exporter or a program calls `configure_tracing`."""
+OTEL_* variables configure an exporter or a program calls `configure_tracing`.
+
+Operations live in submodules, imported by who needs them: `metrics` (RunMetrics, the
+Prometheus text), `fleet` (WorkerBeat: a process's row in the worker registry), `health`
+(the checks of `GET /api/health`), `queue` (Redis PING and depth), `logs` (JSON lines
+with run and node ids; the token filter), `log_options` (the shared `--log-format`)."""
 
 from __future__ import annotations
 

@@ -18,12 +18,13 @@ from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
 from nodeloom.engine.context import RunSettings
-from nodeloom.engine.events import EventSink, NullSink
+from nodeloom.engine.events import EventSink, FanoutSink
 from nodeloom.engine.flow import Flow, trigger_data
 from nodeloom.engine.human import AnswerError
 from nodeloom.engine.live import LiveRun, LiveRuns
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import GraphError
+from nodeloom.observability.logs import LOG_CONTEXT
 from nodeloom.plugins.contract import Event
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs.cancels import CancelWatch
@@ -39,7 +40,11 @@ class RunService:
     """The one owner of a process's recorded runs: which run is live here (running, or
     paused and held open for an answer), its execution and recorder, the compiled flows
     (`flows`), and the one poller of cancels asked by other processes. See
-    docs/python.md, "Who owns a live run"."""
+    docs/python.md, "Who owns a live run".
+
+    `observer`: an event sink that sees every event of every run here, besides the
+    run's own sink (a RunMetrics: docs/observability.md). Every run's events also tell
+    the log which run and node it is in (nodeloom.observability.logs)."""
 
     def __init__(
         self,
@@ -47,10 +52,12 @@ class RunService:
         registry: Registry | None = None,
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
+        observer: EventSink | None = None,
     ) -> None:
         self.store = store
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
+        self.observer = observer
         self.flows = FlowCache(self.registry)
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
@@ -242,6 +249,8 @@ class RunService:
         record = await self.store.claim_run(run_id, states=RESUMABLE)
         event = Event("run_cancelled", {"duration_ms": 0.0}, run_id=run_id, seq=record.last_seq + 1)
         await self.store.write_batch(run_id, events=[event])
+        if self.observer is not None:
+            self.observer.emit(event)
         return await self.store.finish_run(run_id, "cancelled")
 
     # -- running --------------------------------------------------------------------------
@@ -260,7 +269,7 @@ class RunService:
         recorder = Recorder(
             self.store,
             record.id,
-            sink=sink or NullSink(),
+            sink=FanoutSink(LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)),
             history=history,
             heartbeat=self.heartbeat,
             on_failure=lambda _: _stop(live),

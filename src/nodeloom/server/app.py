@@ -14,6 +14,7 @@ from fastapi import Depends, FastAPI
 from pydantic import BaseModel
 
 from nodeloom import __version__
+from nodeloom.observability.metrics import RunMetrics
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
 from nodeloom.server import python_tools
@@ -33,6 +34,7 @@ from nodeloom.server.routes import (
     hooks,
     knowledge,
     nodes,
+    operations,
     runs,
     tokens,
     tools,
@@ -66,12 +68,13 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found),
+            runs=RunService(store, found, observer=RunMetrics()),
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
         )
         app.state.nodeloom = state
+        ops = app.state.operations = await operations.Operations.open(config, store, state.runs)
         python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
             yield
@@ -79,6 +82,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             python_tools.enforce(False)
             try:
                 await state.aclose()
+                await ops.aclose()  # after the runs: its last counts include them
             finally:
                 await store.close()
 
@@ -103,6 +107,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)
+    app.include_router(operations.health_router)  # no token: fixed codes and counts only
+    app.include_router(operations.metrics_router, dependencies=protected)
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
     app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
     app.include_router(decisions.router)  # no bearer token: the link's signature is its auth

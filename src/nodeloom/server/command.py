@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nodeloom.observability.log_options import log_format_option
 from nodeloom.server.config import DEFAULT_MAX_BODY_BYTES, ServerConfig, is_loopback
 from nodeloom.server.tokens import TokenStore
 
@@ -51,6 +52,7 @@ GRACE_SECONDS = 5
     help="Serve these mock LLM scripts (repeatable; their rules in order) and point "
     "OpenAI-protocol models at them: flows run offline (docs/testing.md).",
 )
+@log_format_option
 def serve_command(
     host: str,
     port: int,
@@ -59,6 +61,7 @@ def serve_command(
     flow_paths: tuple[Path, ...],
     public_hosts: tuple[str, ...],
     mock_scripts: tuple[str, ...],
+    log_format: str,
 ) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
@@ -96,7 +99,7 @@ def serve_command(
         host=host,
         port=port,
         log_level="info",
-        log_config=log_config(),  # no `?token=` in the log
+        log_config=log_config("json" if log_format == "json" else "text"),  # no `?token=`
         timeout_graceful_shutdown=GRACE_SECONDS,  # open event streams do not hold a stop
     )
 

@@ -1,43 +1,24 @@
-"""Keeping the `?token=` of a WebSocket URL out of the server's log.
+"""Keeping the `?token=` of a WebSocket URL (and any `Bearer` credential) out of the
+server's log.
 
 Browsers cannot set headers on a WebSocket, so a client may send its API token in the
 query string (`/api/runs/{id}/ws?token=...`); uvicorn logs each request's path with its
-query. `HideQueryTokens` masks the value of every `token=` in a log record's arguments and
-message; `log_config()` is uvicorn's logging setup with it on both handlers.
+query. `HideQueryTokens` (nodeloom.observability.logs, shared with `nodeloom worker`) masks
+the value of every `token=` in a log record's arguments and message; `log_config()` is
+uvicorn's logging setup with it on both handlers, in text or JSON lines.
 """
 
 from __future__ import annotations
 
-import copy
-import logging
-import re
 from typing import Any
 
-_TOKEN = re.compile(r"(?i)((?:^|[?&;])token=)[^&;\s\"']*")
-MASK = "***"
+from nodeloom.observability.logs import MASK, HideQueryTokens, LogFormat, hide_tokens
+from nodeloom.observability.logs import logging_config as _logging_config
+
+__all__ = ["MASK", "HideQueryTokens", "hide_tokens", "log_config"]
 
 
-def hide_tokens(text: str) -> str:
-    return _TOKEN.sub(lambda match: match.group(1) + MASK, text)
-
-
-class HideQueryTokens(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str) and "token=" in record.msg.lower():
-            record.msg = hide_tokens(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                hide_tokens(arg) if isinstance(arg, str) else arg for arg in record.args
-            )
-        return True
-
-
-def log_config() -> dict[str, Any]:
-    """uvicorn's default logging configuration, with `HideQueryTokens` on its handlers."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = copy.deepcopy(LOGGING_CONFIG)
-    config.setdefault("filters", {})["hide_query_tokens"] = {"()": HideQueryTokens}
-    for handler in config["handlers"].values():
-        handler.setdefault("filters", []).append("hide_query_tokens")
-    return config
+def log_config(log_format: LogFormat = "text") -> dict[str, Any]:
+    """uvicorn's logging configuration, with `HideQueryTokens` on its handlers; "json":
+    one JSON object per line, nodeloom's own loggers included (docs/observability.md)."""
+    return _logging_config(log_format)

@@ -24,6 +24,7 @@ from nodeloom.store.records import (
     PruneReport,
     RunRecord,
     StoredEvent,
+    WorkerRecord,
 )
 from nodeloom.store.repository import Store
 from nodeloom.store.url import database_url
@@ -44,5 +45,6 @@ __all__ = [
     "StoreNewerSchemaError",
     "StoreUnavailableError",
     "StoredEvent",
+    "WorkerRecord",
     "database_url",
 ]

@@ -206,3 +206,33 @@ class PruneReport:
     documents: int = 0
     blobs: int = 0
     bytes_freed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """A row of the worker registry: a server or worker process and its last beat.
+    `metrics`: its run metrics snapshot (nodeloom.operations.metrics)."""
+
+    id: str
+    host: str
+    pid: int
+    role: str
+    started_at: datetime
+    last_seen: datetime
+    stopped_at: datetime | None
+    concurrency: int
+    in_flight: int
+    metrics: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "host": self.host,
+            "pid": self.pid,
+            "role": self.role,
+            "started_at": _time(self.started_at),
+            "last_seen": _time(self.last_seen),
+            "stopped_at": _time(self.stopped_at),
+            "concurrency": self.concurrency,
+            "in_flight": self.in_flight,
+        }

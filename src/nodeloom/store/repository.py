@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from sqlalchemy import text
 from sqlalchemy.engine import URL
 
 from nodeloom.paths import data_dir
@@ -30,9 +32,10 @@ from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
 from nodeloom.store.runs import Runs
 from nodeloom.store.timeline import Timeline
 from nodeloom.store.url import database_url, safe_url
+from nodeloom.store.workers import Workers
 
 
-class Store(Flows, Runs, Control, Timeline):
+class Store(Flows, Runs, Control, Timeline, Workers):
     """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
     `async with`).
 
@@ -46,6 +49,8 @@ class Store(Flows, Runs, Control, Timeline):
     timeline (nodeloom.store.timeline) write_batch, record_events, record_node,
                                        last_seq, events, node_executions, load_blob,
                                        open_blob
+    workers (nodeloom.store.workers)   beat_worker, stop_worker, list_workers,
+                                       forget_workers, ping
     """
 
     @classmethod
@@ -90,6 +95,14 @@ class Store(Flows, Runs, Control, Timeline):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    async def ping(self) -> None:
+        """One cheap round trip (`SELECT 1`); raises the store's error if it fails."""
+
+        async def work(conn: Any) -> None:
+            await conn.execute(text("SELECT 1"))
+
+        await self._db.read(work)
 
     @property
     def url(self) -> str:

@@ -10,6 +10,8 @@
     blobs            values too large for a row, written once to the blob directory
     blob_refs        (run_id, sha256): which runs reference which blob (for prune)
     store_meta       key -> value: the store's id (names its blob folder)
+    workers          the worker registry: one row per server or worker process, beaten
+                     every few seconds with its load and a snapshot of its run metrics
 
 JSON columns are TEXT holding compact JSON written by `nodeloom.store.packing`: a value
 larger than the blob threshold is replaced by `{"$ref": "blob:<sha256>", ...}`.
@@ -197,3 +199,22 @@ class BlobRef(Base):
     sha256: Mapped[str] = mapped_column(
         String(64), ForeignKey("blobs.sha256"), primary_key=True, index=True
     )
+
+
+class Worker(Base):
+    """A server or worker process (nodeloom.operations.WorkerBeat): who, where, since
+    when, how busy, and its run counts. Kept after a clean stop (`stopped_at`) so that
+    fleet totals do not go down."""
+
+    __tablename__ = "workers"
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    host: Mapped[str]
+    pid: Mapped[int]
+    role: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime]
+    last_seen: Mapped[datetime] = mapped_column(index=True)
+    stopped_at: Mapped[datetime | None]
+    concurrency: Mapped[int]
+    in_flight: Mapped[int] = mapped_column(default=0)
+    metrics: Mapped[str | None] = mapped_column(Text)
