@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -328,8 +329,10 @@ class RunService:
             raise recorder.error
         if result.status is RunStatus.PAUSED:
             await recorder.flush()
+            wakes = deadlines(result.waiting)
+            await self.store.set_wakes(run_id, wakes)  # before `paused`: a timer needs both
             await self.store.update_run(run_id, status="paused", steps=result.steps)
-            if hold:
+            if hold and not wakes:  # a run with a deadline is the timer service's to wake
                 live.paused = True
             else:
                 assert live.execution is not None
@@ -371,6 +374,15 @@ class RunService:
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
         return await self.flows.of(self.store, record)
+
+
+def deadlines(waiting: list[dict[str, Any]]) -> list[tuple[str, datetime, str]]:
+    """(node id, wake time, kind) of each waiting node with a deadline (`wake_at`)."""
+    return [
+        (str(w["node_id"]), datetime.fromtimestamp(float(w["wake_at"]), UTC), str(w["kind"]))
+        for w in waiting
+        if isinstance(w.get("wake_at"), (int, float))
+    ]
 
 
 def _stop(live: LiveRun) -> None:

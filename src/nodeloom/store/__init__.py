@@ -23,7 +23,9 @@ from nodeloom.store.records import (
     NodeExecution,
     PruneReport,
     RunRecord,
+    ScheduleRecord,
     StoredEvent,
+    WakeRecord,
 )
 from nodeloom.store.repository import Store
 from nodeloom.store.url import database_url
@@ -37,6 +39,7 @@ __all__ = [
     "PruneReport",
     "RunRecord",
     "RunStateError",
+    "ScheduleRecord",
     "Store",
     "StoreCorruptError",
     "StoreError",
@@ -44,5 +47,6 @@ __all__ = [
     "StoreNewerSchemaError",
     "StoreUnavailableError",
     "StoredEvent",
+    "WakeRecord",
     "database_url",
 ]

@@ -29,10 +29,11 @@ from nodeloom.store.flows import Flows
 from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
 from nodeloom.store.runs import Runs
 from nodeloom.store.timeline import Timeline
+from nodeloom.store.timers import Timers
 from nodeloom.store.url import database_url, safe_url
 
 
-class Store(Flows, Runs, Control, Timeline):
+class Store(Flows, Runs, Control, Timeline, Timers):
     """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
     `async with`).
 
@@ -46,6 +47,9 @@ class Store(Flows, Runs, Control, Timeline):
     timeline (nodeloom.store.timeline) write_batch, record_events, record_node,
                                        last_seq, events, node_executions, load_blob,
                                        open_blob
+    timers (nodeloom.store.timers)     sync_schedules, list_schedules, get_schedule,
+                                       pause_schedule, claim_tick, set_wakes, next_wake,
+                                       lease_wakes
     """
 
     @classmethod

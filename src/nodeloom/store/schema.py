@@ -10,6 +10,10 @@
     blobs            values too large for a row, written once to the blob directory
     blob_refs        (run_id, sha256): which runs reference which blob (for prune)
     store_meta       key -> value: the store's id (names its blob folder)
+    schedules        one per Schedule Trigger of a saved flow: its spec, next fire time
+                     (the lease: a tick fires where an UPDATE moves it on), pause flag
+    wakes            (run_id, node_id): a paused run's deadlines (a Wait's wake time, a
+                     person's timeout), leased by the timer service that resumes it
 
 JSON columns are TEXT holding compact JSON written by `nodeloom.store.packing`: a value
 larger than the blob threshold is replaced by `{"$ref": "blob:<sha256>", ...}`.
@@ -25,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -197,3 +202,27 @@ class BlobRef(Base):
     sha256: Mapped[str] = mapped_column(
         String(64), ForeignKey("blobs.sha256"), primary_key=True, index=True
     )
+
+
+class Schedule(Base):
+    __tablename__ = "schedules"
+
+    id: Mapped[str] = mapped_column(primary_key=True)  # "<flow id>/<node id>"
+    flow_id: Mapped[str] = mapped_column(ForeignKey("flows.id"), index=True)
+    node_id: Mapped[str]
+    flow_version: Mapped[int]
+    spec: Mapped[str] = mapped_column(Text)  # {"cron"|"every", "timezone", "catch_up"}
+    next_fire_at: Mapped[datetime | None] = mapped_column(index=True)
+    last_fired_at: Mapped[datetime | None]
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    updated_at: Mapped[datetime]
+
+
+class Wake(Base):
+    __tablename__ = "wakes"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    node_id: Mapped[str] = mapped_column(primary_key=True)
+    wake_at: Mapped[datetime] = mapped_column(index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # the request's kind: wait, approval, input
+    leased_until: Mapped[datetime | None]
