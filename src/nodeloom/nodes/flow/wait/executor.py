@@ -5,6 +5,7 @@ timer service resumes it when the deadline passes (docs/automations.md)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -20,7 +21,7 @@ class WaitExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        incoming = inputs["input"] if "input" in inputs else None
+        incoming = inputs.get("input")
         wake_at = wake_time(data, context)
         remaining = wake_at - time.time()
         if remaining <= SLEEP_UNDER:
@@ -28,11 +29,9 @@ class WaitExecutor:
         else:
             until = datetime.fromtimestamp(wake_at, UTC).isoformat()
             request = InputRequest("wait", f"Waiting until {until}", wake_at=wake_at)
-            try:
-                await context.wait_for_input(request)  # an answer ends the wait early
-            except TimeoutError:
-                pass
-        return ExecutionResult({"output": incoming if incoming is not None else None})
+            with contextlib.suppress(TimeoutError):  # the deadline; an answer ends it early
+                await context.wait_for_input(request)
+        return ExecutionResult({"output": incoming})
 
 
 def wake_time(data: dict[str, Any], context: FlowContext) -> float:
