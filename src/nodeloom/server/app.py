@@ -34,6 +34,7 @@ from nodeloom.server.routes import (
     knowledge,
     nodes,
     runs,
+    schedules,
     tokens,
     tools,
     websocket,
@@ -41,6 +42,7 @@ from nodeloom.server.routes import (
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
+from nodeloom.server.timers import running_timers
 from nodeloom.server.tokens import TokenStore
 from nodeloom.server.ui import ui_files
 from nodeloom.store import Store
@@ -74,7 +76,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         app.state.nodeloom = state
         python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
-            yield
+            async with running_timers(state):  # schedules and deadlines (automations.md)
+                yield
         finally:
             python_tools.enforce(False)
             try:
@@ -99,7 +102,19 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, evaluations, knowledge)
+    routers = (
+        nodes,
+        flows,
+        runs,
+        schedules,
+        chat,
+        events,
+        credentials,
+        tokens,
+        tools,
+        evaluations,
+        knowledge,
+    )
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)

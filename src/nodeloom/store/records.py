@@ -210,7 +210,7 @@ class PruneReport:
 
 @dataclass(frozen=True, slots=True)
 class ScheduleRecord:
-    """A Schedule Trigger of a saved flow's latest version (`id`: "<flow id>/<node id>").
+    """A Schedule Trigger of a saved flow's latest version (`id`: "<flow id>:<node id>").
     `spec`: {"cron" | "every", "timezone", "catch_up"}. `next_fire_at`: the next tick."""
 
     id: str

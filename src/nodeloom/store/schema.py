@@ -207,7 +207,7 @@ class BlobRef(Base):
 class Schedule(Base):
     __tablename__ = "schedules"
 
-    id: Mapped[str] = mapped_column(primary_key=True)  # "<flow id>/<node id>"
+    id: Mapped[str] = mapped_column(primary_key=True)  # "<flow id>:<node id>"
     flow_id: Mapped[str] = mapped_column(ForeignKey("flows.id"), index=True)
     node_id: Mapped[str]
     flow_version: Mapped[int]

@@ -62,7 +62,7 @@ class Timers(Access):
                     await conn.execute(
                         self._insert(Schedule)
                         .values(
-                            id=f"{flow_id}/{node_id}",
+                            id=f"{flow_id}:{node_id}",
                             flow_id=flow_id,
                             node_id=node_id,
                             flow_version=version,
