@@ -91,7 +91,7 @@ class Timers(Access):
         """The schedules of flows not deleted (of one flow), by next fire time; `due_by`:
         only those not paused whose next tick is at or before it."""
         query = (
-            select(Schedule, Flow.name)
+            select(*Schedule.__table__.columns, Flow.name.label("flow_name"))
             .join(Flow, Flow.id == Schedule.flow_id)
             .where(Flow.deleted_at.is_(None))
             .order_by(Schedule.next_fire_at, Schedule.id)
@@ -210,7 +210,7 @@ class Timers(Access):
 
 
 def _schedule(row: Any) -> ScheduleRecord:
-    schedule = row[0]
+    schedule = row
     return ScheduleRecord(
         id=schedule.id,
         flow_id=schedule.flow_id,
@@ -221,5 +221,5 @@ def _schedule(row: Any) -> ScheduleRecord:
         last_fired_at=schedule.last_fired_at,
         paused=bool(schedule.paused),
         updated_at=schedule.updated_at,
-        flow_name=row[1],
+        flow_name=row.flow_name,
     )

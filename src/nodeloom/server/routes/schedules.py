@@ -56,6 +56,7 @@ async def flow_schedules(flow_id: str, state: State) -> dict[str, Any]:
 async def pause_schedule(schedule_id: str, state: State) -> dict[str, Any]:
     """Pause a schedule: it fires no tick until resumed (ticks missed meanwhile follow
     its catch_up)."""
+    await sync_schedules(state.store)  # a flow saved a moment ago has its schedules
     return (await state.store.pause_schedule(schedule_id, True)).to_json()
 
 
@@ -64,4 +65,5 @@ async def pause_schedule(schedule_id: str, state: State) -> dict[str, Any]:
 )
 async def resume_schedule(schedule_id: str, state: State) -> dict[str, Any]:
     """Let a paused schedule fire again."""
+    await sync_schedules(state.store)
     return (await state.store.pause_schedule(schedule_id, False)).to_json()

@@ -59,8 +59,7 @@ def wake_time(data: dict[str, Any], context: FlowContext) -> float:
 
 def _invalid(context: FlowContext, field: str, got: Any, fix: str) -> NodeError:
     return NodeError(
-        f"Wait '{context.node_name}' (id '{context.node_id}'): `{field}` got {got!r}; "
-        f"give {fix}.",
+        f"Wait '{context.node_name}' (id '{context.node_id}'): `{field}` got {got!r}; give {fix}.",
         code="invalid_parameter",
         retryable=False,
         details={"field": field},
