@@ -62,6 +62,10 @@ class Ticket:
 
 
 class Checkpoints(Protocol):
+    """Where a recorded run's node executions go. An implementation may also have
+    `woken = True`: a timer service wakes the run's deadlines while it is paused (the
+    server), so a Wait pauses the run rather than holding it in the process."""
+
     def begin(
         self,
         node_id: str,

@@ -61,7 +61,7 @@ class Execution:
         events = Emitter(run_id, sink, redactor, seq)
         # A resumed run may ask whether to run an interrupted external node again.
         human = (
-            HumanInput(answers, durable=checkpoints is not None)
+            HumanInput(answers, durable=bool(getattr(checkpoints, "woken", False)))
             if plan.may_wait or continuation is not None
             else None
         )

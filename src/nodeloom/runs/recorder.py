@@ -53,6 +53,7 @@ class Recorder:
     ) -> None:
         self.store = store
         self.run_id = run_id
+        self.woken = False  # a timer service wakes this run's deadlines (Checkpoints)
         self.sink = sink or NullSink()
         self.history = history
         self.heartbeat = heartbeat

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -31,6 +30,7 @@ from nodeloom.runs.cancels import CancelWatch
 from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_settings
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
+from nodeloom.runs.timers import deadlines
 from nodeloom.store import RunRecord, RunStateError, Store
 
 RESUMABLE = ("paused", "interrupted")
@@ -40,7 +40,8 @@ class RunService:
     """The one owner of a process's recorded runs: which run is live here (running, or
     paused and held open for an answer), its execution and recorder, the compiled flows
     (`flows`), and the one poller of cancels asked by other processes. See
-    docs/python.md, "Who owns a live run"."""
+    docs/python.md, "Who owns a live run". `woken`: a timer service wakes paused runs
+    whose deadline passed (the server's), so a long Wait pauses its run and is let go."""
 
     def __init__(
         self,
@@ -48,8 +49,10 @@ class RunService:
         registry: Registry | None = None,
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
+        woken: bool = False,
     ) -> None:
         self.store = store
+        self.woken = woken  # a timer service wakes paused runs' deadlines (the server)
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
         self.flows = FlowCache(self.registry)
@@ -266,6 +269,7 @@ class RunService:
             heartbeat=self.heartbeat,
             on_failure=lambda _: _stop(live),
         )
+        recorder.woken = self.woken
         await recorder.__aenter__()
         live.owner = recorder
 
@@ -374,15 +378,6 @@ class RunService:
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
         return await self.flows.of(self.store, record)
-
-
-def deadlines(waiting: list[dict[str, Any]]) -> list[tuple[str, datetime, str]]:
-    """(node id, wake time, kind) of each waiting node with a deadline (`wake_at`)."""
-    return [
-        (str(w["node_id"]), datetime.fromtimestamp(float(w["wake_at"]), UTC), str(w["kind"]))
-        for w in waiting
-        if isinstance(w.get("wake_at"), (int, float))
-    ]
 
 
 def _stop(live: LiveRun) -> None:

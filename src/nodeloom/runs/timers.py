@@ -159,6 +159,15 @@ def schedule_nodes(document: Mapping[str, Any]) -> list[tuple[str, dict[str, Any
     return found
 
 
+def deadlines(waiting: list[dict[str, Any]]) -> list[tuple[str, datetime, str]]:
+    """(node id, wake time, kind) of each waiting node with a deadline (`wake_at`)."""
+    return [
+        (str(w["node_id"]), datetime.fromtimestamp(float(w["wake_at"]), UTC), str(w["kind"]))
+        for w in waiting
+        if isinstance(w.get("wake_at"), (int, float))
+    ]
+
+
 @contextlib.contextmanager
 def _logged(what: str) -> Any:
     try:
@@ -167,4 +176,4 @@ def _logged(what: str) -> Any:
         log.warning("timer service: %s failed: %s", what, exc)
 
 
-__all__ = ["TimerService", "schedule_nodes", "sync_schedules"]
+__all__ = ["TimerService", "deadlines", "schedule_nodes", "sync_schedules"]

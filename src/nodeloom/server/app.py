@@ -68,7 +68,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found),
+            runs=RunService(store, found, woken=True),
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
