@@ -121,3 +121,32 @@ async def test_a_deadline_of_a_run_that_is_not_paused_is_not_handed_out(store: S
     launches = Launches()
     await service(store, launches).step(at + timedelta(seconds=1))
     assert launches.woken == []
+
+
+async def test_a_deadline_is_kept_when_its_run_is_resumed_for_another_node(store: Store):
+    import nodeloom
+    from nodeloom.runs import RunService
+    from nodeloom.testing.builders import edge, graph
+
+    flow = nodeloom.load(
+        graph(
+            node("start", "chat-start"),
+            node("ok", "approval", name="Ok", timeout=60, on_timeout="port"),
+            node("pause", "wait", name="Pause", seconds=30),
+            node("q", "human-input", name="Q"),
+            edge("start", "ok"),
+            edge("start", "pause"),
+            edge("start", "q"),
+        )
+    )
+    runs = RunService(store, woken=True)
+    try:
+        paused = await runs.start(flow, "hi")
+        before = {w.node_id: w.wake_at for w in await store.wakes_of(paused.run_id)}
+        assert set(before) == {"ok", "pause"}
+        again = await runs.resume(paused.run_id, answers={"Q": "an answer"})
+        assert again.status == "paused"
+        after = {w.node_id: w.wake_at for w in await store.wakes_of(paused.run_id)}
+        assert after == before  # counted from when they first waited, not from the resume
+    finally:
+        await runs.aclose()

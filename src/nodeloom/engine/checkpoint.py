@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.values import json_default
@@ -98,11 +98,14 @@ class Checkpoints(Protocol):
 @dataclass(frozen=True, slots=True)
 class Continuation:
     """A recorded run taken up again: its events go on after `last_seq`; `reason` is what
-    stopped it (paused, interrupted)."""
+    stopped it (paused, interrupted). `deadlines`: node id -> the wake time (epoch
+    seconds) it waited for when the run paused; a node that waits again keeps it, rather
+    than counting its timeout again from now."""
 
     last_seq: int
     reason: str
     replay_external: bool = False
+    deadlines: Mapping[str, float] = field(default_factory=dict)
 
 
 def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:

@@ -61,7 +61,11 @@ class Execution:
         events = Emitter(run_id, sink, redactor, seq)
         # A resumed run may ask whether to run an interrupted external node again.
         human = (
-            HumanInput(answers, durable=bool(getattr(checkpoints, "woken", False)))
+            HumanInput(
+                answers,
+                durable=bool(getattr(checkpoints, "woken", False)),
+                deadlines=continuation.deadlines if continuation is not None else None,
+            )
             if plan.may_wait or continuation is not None
             else None
         )

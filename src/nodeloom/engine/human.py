@@ -173,7 +173,12 @@ class HumanInput:
     """A run's waiting nodes, the answers given ahead of time, and when the run is paused:
     every node still executing is waiting for a person."""
 
-    def __init__(self, answers: Mapping[str, Any] | None = None, durable: bool = True) -> None:
+    def __init__(
+        self,
+        answers: Mapping[str, Any] | None = None,
+        durable: bool = True,
+        deadlines: Mapping[str, float] | None = None,
+    ) -> None:
         self.answers: dict[str, list[Any]] = {
             ref: list(value) if isinstance(value, list) else [value]
             for ref, value in (answers or {}).items()
@@ -184,6 +189,7 @@ class HumanInput:
         self.on_paused: Callable[[list[dict[str, Any]]], None] | None = None
         # A run without a store cannot be woken later: its `wait` nodes do not pause it.
         self.durable = durable
+        self.deadlines = dict(deadlines or {})  # node id -> wake time on record
 
     def take_answer(self, node_id: str, node_name: str) -> Any:
         for ref in (node_id, node_name):

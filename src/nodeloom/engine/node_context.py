@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.engine.context import RunContext, RunState
@@ -208,6 +209,9 @@ class NodeContext:
         where = (self.node_id, self.node_name, self.node_type)
         resumed = self.quiet_wait  # on record as waiting already: the person knows
         self.quiet_wait = False
+        recorded = human.deadlines.pop(self.node_id, None) if resumed else None
+        if recorded is not None and request.wake_at is not None:
+            request = replace(request, wake_at=recorded)  # its deadline, not a new one
         if not resumed:
             emit("waiting", request.to_json(), *where)
         answer = human.take_answer(self.node_id, self.node_name)

@@ -161,7 +161,9 @@ class RunService:
             sink,
             hold=hold,
             history=history,
-            continuation=Continuation(record.last_seq, before, replay_external),
+            continuation=Continuation(
+                record.last_seq, before, replay_external, await self._deadlines(run_id)
+            ),
             answers=answers,
             settings=stored_settings(record),
             trigger=record.trigger,
@@ -374,6 +376,9 @@ class RunService:
             await _close(live.owner)
 
     # -- what a recorded run needs --------------------------------------------------------
+
+    async def _deadlines(self, run_id: str) -> dict[str, float]:
+        return {w.node_id: w.wake_at.timestamp() for w in await self.store.wakes_of(run_id)}
 
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""

@@ -48,7 +48,8 @@ class Store(Flows, Runs, Control, Timeline, Timers):
                                        last_seq, events, node_executions, load_blob,
                                        open_blob
     timers (nodeloom.store.timers)     sync_schedules, list_schedules, get_schedule,
-                                       pause_schedule, claim_tick, set_wakes, next_wake,
+                                       pause_schedule, claim_tick, set_wakes, wakes_of,
+                                       next_wake,
                                        lease_wakes
     """
 

@@ -165,6 +165,17 @@ class Timers(Access):
 
         await self._db.write(work)
 
+    async def wakes_of(self, run_id: str) -> list[WakeRecord]:
+        """The deadlines a run had when it last paused."""
+        query = select(Wake.run_id, Wake.node_id, Wake.wake_at, Wake.kind).where(
+            Wake.run_id == run_id
+        )
+
+        async def work(conn: AsyncConnection) -> list[WakeRecord]:
+            return [WakeRecord(*row) for row in await conn.execute(query)]
+
+        return await self._db.read(work)
+
     async def next_wake(self) -> datetime | None:
         """The earliest deadline of a paused run (the timer service sleeps until it)."""
         query = (
