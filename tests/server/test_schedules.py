@@ -5,6 +5,7 @@ is a flag that stops the ticks until it is resumed."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ async def test_a_schedule_fires_once_per_tick_across_two_servers_on_one_store(
     ticks = await scheduled(store_url, flow_id, tmp_path)
     assert len(ticks) == len(set(ticks)), f"a tick fired twice: {ticks}"
     assert 3 <= len(ticks) <= 6, ticks
-    seconds = [int(time.mktime(time.strptime(t[:19], "%Y-%m-%dT%H:%M:%S"))) for t in ticks]
+    seconds = seconds_of(ticks)
     assert seconds == list(range(seconds[0], seconds[0] + len(seconds))), "a tick was skipped"
 
 
@@ -90,3 +91,33 @@ def test_an_unknown_schedule_is_404_naming_the_schedules_there_are(tmp_path: Pat
         assert listed.returncode == 2 and "nope" in listed.stderr + listed.stdout
     finally:
         stop_server(server)
+
+
+def seconds_of(ticks: list[str]) -> list[int]:
+    return [int(time.mktime(time.strptime(t[:19], "%Y-%m-%dT%H:%M:%S"))) for t in ticks]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("catch_up", ["none", "all"])
+async def test_ticks_missed_while_no_server_ran_follow_catch_up(catch_up: str, tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    environment = {"NODELOOM_DATABASE_URL": url, "NODELOOM_SCHEDULE_GRACE": "0.5"}
+    first = start_server(tmp_path / "a", environment=environment)
+    try:
+        flow_id = save(first.client(), every_second(catch_up=catch_up))
+        time.sleep(2.5)
+    finally:
+        stop_server(first)
+    time.sleep(3)  # no server: three ticks or more are missed
+    second = start_server(tmp_path / "b", environment=environment)
+    try:
+        time.sleep(2)
+    finally:
+        stop_server(second)
+    seconds = seconds_of(await scheduled(url, flow_id, tmp_path))
+    gaps = [b - a for a, b in itertools.pairwise(seconds)]
+    assert len(seconds) == len(set(seconds)) and min(gaps) == 1
+    if catch_up == "all":
+        assert gaps == [1] * len(gaps), seconds  # every missed tick fired on the restart
+    else:
+        assert max(gaps) >= 4, seconds  # the missed ones were skipped
