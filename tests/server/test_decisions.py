@@ -137,9 +137,7 @@ def test_the_reject_link_routes_to_reject_and_a_forged_link_is_refused(server, m
     assert mail.password not in found["reject"]
 
 
-def test_a_paused_run_reaches_timeout_by_itself_and_a_later_link_is_refused(
-    server, mail
-) -> None:
+def test_a_paused_run_reaches_timeout_by_itself_and_a_later_link_is_refused(server, mail) -> None:
     api = server.client()
     run_id = start(api, ask("Ship 3.0?", timeout=1))
     wait_for(api, run_id, "paused")

@@ -15,7 +15,7 @@ import pytest
 from nodeloom.store import Store
 from nodeloom.testing.builders import chain, node
 
-from .conftest import nodeloom, start_server, stop_server
+from .conftest import Server, nodeloom, start_server, stop_server
 from .test_runs import save
 
 
@@ -79,18 +79,16 @@ def test_a_paused_schedule_keeps_its_row_and_fires_no_tick_until_resumed(tmp_pat
         stop_server(server)
 
 
-def test_an_unknown_schedule_is_404_naming_the_schedules_there_are(tmp_path: Path):
-    server = start_server(tmp_path / "a")
-    try:
-        api = server.client()
-        save(api, every_second(catch_up="all"))
-        response = api.post("/api/schedules/nope/pause")
-        assert response.status_code == 404
-        assert "nope" in response.text and ":tick" in response.text
-        listed = nodeloom(server.env, "schedules", "pause", "nope")
-        assert listed.returncode == 2 and "nope" in listed.stderr + listed.stdout
-    finally:
-        stop_server(server)
+@pytest.mark.slow  # the CLI's start-up
+def test_an_unknown_schedule_is_404_naming_the_schedules_there_are(server: Server):
+    api = server.client()
+    flow_id = save(api, every_second(catch_up="all"))
+    response = api.post("/api/schedules/nope/pause")
+    assert response.status_code == 404
+    assert "nope" in response.text and f"{flow_id}:tick" in response.text
+    listed = nodeloom(server.env, "schedules", "pause", "nope")
+    assert listed.returncode == 2 and "nope" in listed.stderr + listed.stdout
+    api.delete(f"/api/flows/{flow_id}")  # its ticks stop with it
 
 
 def seconds_of(ticks: list[str]) -> list[int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 from nodeloom.testing.builders import chain, node
@@ -64,28 +65,16 @@ def test_a_wait_of_3_s_survives_a_server_restart_in_the_middle_and_resumes_on_ti
         stop_server(second)
 
 
-def test_a_short_wait_just_sleeps_and_the_run_never_pauses(tmp_path: Path):
-    server = start_server(tmp_path / "a")
-    try:
-        api = server.client()
-        run_id = api.post(f"/api/flows/{save(api, waits(1))}/runs", json={}).json()["run_id"]
-        run = wait_for(api, run_id, "completed", within=10)
-        assert 1.0 <= elapsed(run) < 2.5
-        events = api.get(f"/api/runs/{run_id}/events").text
-        assert "run_paused" not in events
-    finally:
-        stop_server(server)
+def test_a_short_wait_just_sleeps_and_the_run_never_pauses(api: httpx.Client):
+    run_id = api.post(f"/api/flows/{save(api, waits(1))}/runs", json={}).json()["run_id"]
+    run = wait_for(api, run_id, "completed", within=10)
+    assert 1.0 <= elapsed(run) < 2.5
+    assert "run_paused" not in api.get(f"/api/runs/{run_id}/events").text
 
 
-def test_answering_a_waiting_wait_ends_it_early(tmp_path: Path):
-    server = start_server(tmp_path / "a")
-    try:
-        api = server.client()
-        run_id = api.post(f"/api/flows/{save(api, waits(60))}/runs", json={}).json()["run_id"]
-        wait_for(api, run_id, "paused", within=5)
-        answered = api.post(f"/api/runs/{run_id}/resume", json={"answers": {"Pause": "go"}})
-        assert answered.status_code == 202, answered.text
-        run = wait_for(api, run_id, "completed", within=10)
-        assert elapsed(run) < 30
-    finally:
-        stop_server(server)
+def test_answering_a_waiting_wait_ends_it_early(api: httpx.Client):
+    run_id = api.post(f"/api/flows/{save(api, waits(60))}/runs", json={}).json()["run_id"]
+    wait_for(api, run_id, "paused", within=5)
+    answered = api.post(f"/api/runs/{run_id}/resume", json={"answers": {"Pause": "go"}})
+    assert answered.status_code == 202, answered.text
+    assert elapsed(wait_for(api, run_id, "completed", within=10)) < 30
