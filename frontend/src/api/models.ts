@@ -40,6 +40,8 @@ export type Port = Narrowed<
   {
     /** A parameter naming how many times this port repeats (Switch's `cases`). */
     repeat?: string | null
+    /** Present only while this parameter has this value (Approval's `timeout` port). */
+    when?: { parameter: string; equals: unknown } | null
     description?: string
   }
 >

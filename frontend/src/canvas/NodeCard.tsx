@@ -2,13 +2,15 @@
 // folder appears on the canvas with no frontend change.
 
 import { Handle, Position, type NodeProps } from '@xyflow/react'
-import { memo, useCallback, useState, type CSSProperties } from 'react'
+import { memo, useCallback, useEffect, useState, type CSSProperties } from 'react'
 import type { Catalogue, Issue, Parameter, Port } from '../api/models'
 import { fieldIssues } from '../flow/issues'
 import { definitionFor, inputPorts, outputPorts } from '../flow/ports'
 import { displayName, type FlowNode } from '../flow/types'
 import { useCatalogue } from '../state/catalogue'
+import { useCurrentFlow } from '../state/currentFlow'
 import { useRunStatus } from '../state/runStatus'
+import { describeSchedule, useSchedules } from '../state/schedules'
 import { ParamField } from './ParamField'
 import { useCanvas } from './store'
 
@@ -71,6 +73,21 @@ function Settings({ catalogue, id, values, issues, onChange }: { catalogue: Cata
         </div>
       )}
     </div>
+  )
+}
+
+/** A Schedule Trigger's next fire time, from the server (the saved version's schedule). */
+function NextFire({ id }: { id: string }) {
+  const flowId = useCurrentFlow((s) => s.flowId)
+  const version = useCurrentFlow((s) => s.version)
+  const info = useSchedules((s) => s.byNode[id])
+  const load = useSchedules((s) => s.load)
+  useEffect(() => load(flowId, version), [flowId, version, load])
+  if (!info) return null
+  return (
+    <p className="node-schedule" data-testid="next-fire" title={info.next_fire_at ?? undefined}>
+      {describeSchedule(info)}
+    </p>
   )
 }
 
@@ -165,6 +182,7 @@ function NodeCardView({ id, data, selected }: NodeProps<FlowNode>) {
           ))}
         </div>
       )}
+      {data.kind === 'schedule-trigger' && <NextFire id={id} />}
       {primary.length > 0 && <div className="node-params">{primary.map(renderParam)}</div>}
       {secondary.length > 0 && (
         <div className="node-more">

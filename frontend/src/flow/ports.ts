@@ -1,5 +1,6 @@
 // A node's ports as the engine sees them (mirrors `output_ports` and validation's inputs in
-// src/nodeloom): repeated outputs expanded from their parameter, the `error` port when
+// src/nodeloom): repeated outputs expanded from their parameter, outputs whose `when` does
+// not hold left out, the `error` port when
 // on_error is error_output, and each hybrid parameter as an input port (socket = its type).
 
 import type { Catalogue, NodeDefinition, Port } from '../api/models'
@@ -24,6 +25,12 @@ function fill(template: string, index: number, name: unknown): string {
 export function outputPorts(definition: NodeDefinition, values: Record<string, unknown>): Port[] {
   const ports: Port[] = []
   for (const port of definition.outputs) {
+    const when = port.when
+    if (when) {
+      const fallback = definition.parameters.find((p) => p.id === when.parameter)?.default
+      const value = values[when.parameter] ?? fallback
+      if (value !== when.equals) continue
+    }
     // `repeat` is the name of the parameter listing the copies.
     const repeat = port.repeat
     if (typeof repeat !== 'string' || !repeat) {

@@ -42,6 +42,7 @@ export const catalogue: Catalogue = {
       parameters: [param('cases', 'json', { default: [] })],
     }),
     node('loop', { parameters: [param('body', 'graph')] }),
+    node('schedule-trigger', { category: 'trigger', inputs: [], trigger: true, parameters: [param('every', 'string')] }),
   ],
   common_parameters: [],
   socket_types: [

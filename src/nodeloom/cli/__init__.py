@@ -12,6 +12,7 @@ from nodeloom import __version__
 COMMANDS = {
     "run": "nodeloom.cli.run:run_command",
     "runs": "nodeloom.cli.runs:runs_command",
+    "schedules": "nodeloom.cli.schedules:schedules_command",
     "validate": "nodeloom.cli.validate:validate_command",
     "nodes": "nodeloom.cli.nodes:nodes_command",
     "plan": "nodeloom.cli.plan:plan_command",

@@ -79,11 +79,13 @@ class Progress:
         elif kind == "agent_event":
             self._agent_event(name, data)
         elif kind == "waiting":
+            asked = {"approval": "a decision", "wait": "its time"}.get(data.get("kind"), "input")
             self.console.print(
-                f"[magenta]⏸[/] {name} waits for "
-                f"{'a decision' if data.get('kind') == 'approval' else 'input'}"
+                f"[magenta]⏸[/] {name} waits for {asked}"
                 + (f": {escape(str(data.get('prompt')))}" if data.get("prompt") else "")
             )
+        elif kind == "resumed" and data.get("timed_out"):
+            self.console.print(f"[magenta]▶[/] {name}'s wait ended: its deadline passed")
         elif kind == "resumed":
             self.console.print(f"[magenta]▶[/] {name} got {escape(preview(data.get('input')))}")
         elif kind == "progress":

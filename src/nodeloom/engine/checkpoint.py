@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.values import json_default
@@ -62,6 +62,10 @@ class Ticket:
 
 
 class Checkpoints(Protocol):
+    """Where a recorded run's node executions go. An implementation may also have
+    `woken = True`: a timer service wakes the run's deadlines while it is paused (the
+    server), so a Wait pauses the run rather than holding it in the process."""
+
     def begin(
         self,
         node_id: str,
@@ -94,11 +98,14 @@ class Checkpoints(Protocol):
 @dataclass(frozen=True, slots=True)
 class Continuation:
     """A recorded run taken up again: its events go on after `last_seq`; `reason` is what
-    stopped it (paused, interrupted)."""
+    stopped it (paused, interrupted). `deadlines`: node id -> the wake time (epoch
+    seconds) it waited for when the run paused; a node that waits again keeps it, rather
+    than counting its timeout again from now."""
 
     last_seq: int
     reason: str
     replay_external: bool = False
+    deadlines: Mapping[str, float] = field(default_factory=dict)
 
 
 def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:

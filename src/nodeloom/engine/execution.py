@@ -60,7 +60,15 @@ class Execution:
         seq = continuation.last_seq if continuation is not None else 0
         events = Emitter(run_id, sink, redactor, seq)
         # A resumed run may ask whether to run an interrupted external node again.
-        human = HumanInput(answers) if plan.may_wait or continuation is not None else None
+        human = (
+            HumanInput(
+                answers,
+                durable=bool(getattr(checkpoints, "woken", False)),
+                deadlines=continuation.deadlines if continuation is not None else None,
+            )
+            if plan.may_wait or continuation is not None
+            else None
+        )
         if human is not None:
             human.on_paused = self._paused
         self.context = context = RunContext(

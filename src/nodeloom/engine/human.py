@@ -4,18 +4,25 @@ An approval takes `{"decision": "approve"|"reject", "note": "..."}` or a plain s
 approve, approved, yes, y, ok approve; reject, rejected, no, n reject. Anything else is
 refused with a message: nothing is ever taken as approval by default (the original
 workflow engine of seed 002 took "no" as approval).
+
+A timer's answer, `{"$timer": <wake time, ISO 8601>}` (`timer_answer`), fits every
+request: the server's timer service gives it to a paused run whose deadline passed, and
+the node's `wait_for_input` raises `TimeoutError` (docs/automations.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from nodeloom.errors import NodeloomError
 from nodeloom.plugins.contract import InputRequest
 
 APPROVE = frozenset({"approve", "approved", "yes", "y", "ok"})
+TIMER_KEY = "$timer"
 REJECT = frozenset({"reject", "rejected", "no", "n"})
 
 
@@ -25,7 +32,20 @@ class AnswerError(NodeloomError):
     code = "invalid_answer"
 
 
+def timer_answer(wake_at: str) -> dict[str, str]:
+    """The answer the timer service gives a node whose deadline (`wake_at`) passed."""
+    return {TIMER_KEY: wake_at}
+
+
+def is_timer(answer: Any) -> bool:
+    return isinstance(answer, Mapping) and set(answer) == {TIMER_KEY}
+
+
 def normalize_answer(request: InputRequest, answer: Any) -> Any:
+    if is_timer(answer):
+        return dict(answer)
+    if request.kind == "wait":
+        return answer  # any answer ends a wait early
     if request.kind == "approval":
         return _approval(answer)
     if request.fields:
@@ -102,6 +122,25 @@ def _form(request: InputRequest, answer: Any) -> dict[str, Any]:
 
 
 NO_ANSWER: Any = object()
+TIMED_OUT: Any = object()  # a live wait whose `wake_at` passed
+
+
+async def until_answer(future: asyncio.Future[Any], wake_at: float | None) -> Any:
+    """The answer `future` gets, or TIMED_OUT once `wake_at` (epoch seconds) passes."""
+    if wake_at is None:
+        return await future
+    try:
+        async with asyncio.timeout(max(wake_at - time.time(), 0.0)):
+            return await asyncio.shield(future)
+    except TimeoutError:
+        if future.done() and not future.cancelled():
+            return future.result()
+        return TIMED_OUT
+
+
+def iso_time(at: float) -> str:
+    """Epoch seconds as ISO 8601 in UTC (what a timer's answer and events carry)."""
+    return datetime.fromtimestamp(at, UTC).isoformat()
 
 
 class Waiter:
@@ -134,7 +173,12 @@ class HumanInput:
     """A run's waiting nodes, the answers given ahead of time, and when the run is paused:
     every node still executing is waiting for a person."""
 
-    def __init__(self, answers: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        answers: Mapping[str, Any] | None = None,
+        durable: bool = True,
+        deadlines: Mapping[str, float] | None = None,
+    ) -> None:
         self.answers: dict[str, list[Any]] = {
             ref: list(value) if isinstance(value, list) else [value]
             for ref, value in (answers or {}).items()
@@ -143,6 +187,9 @@ class HumanInput:
         self.active = 0  # nodes executing (a Loop waiting on its body does not count)
         self.paused = asyncio.Event()
         self.on_paused: Callable[[list[dict[str, Any]]], None] | None = None
+        # A run without a store cannot be woken later: its `wait` nodes do not pause it.
+        self.durable = durable
+        self.deadlines = dict(deadlines or {})  # node id -> wake time on record
 
     def take_answer(self, node_id: str, node_name: str) -> Any:
         for ref in (node_id, node_name):
@@ -159,7 +206,10 @@ class HumanInput:
         self.waiting.pop(node_id, None)
 
     def check(self) -> None:
-        if self.waiting and self.active <= len(self.waiting) and not self.paused.is_set():
+        pausing = len(self.waiting)
+        if not self.durable:
+            pausing -= sum(w.request.kind == "wait" for w in self.waiting.values())
+        if pausing and self.active <= pausing and not self.paused.is_set():
             self.paused.set()
             if self.on_paused is not None:
                 self.on_paused(self.describe())

@@ -12,10 +12,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.engine.context import RunContext, RunState
-from nodeloom.engine.human import NO_ANSWER, AnswerError, Waiter, normalize_answer
+from nodeloom.engine.human import (
+    NO_ANSWER,
+    TIMED_OUT,
+    AnswerError,
+    Waiter,
+    is_timer,
+    iso_time,
+    normalize_answer,
+    until_answer,
+)
 from nodeloom.engine.plan import DEAD, PENDING
 from nodeloom.errors import ExpressionEvalError, NodeError
 from nodeloom.expressions import MISSING, NodeOutput
@@ -199,6 +209,9 @@ class NodeContext:
         where = (self.node_id, self.node_name, self.node_type)
         resumed = self.quiet_wait  # on record as waiting already: the person knows
         self.quiet_wait = False
+        recorded = human.deadlines.pop(self.node_id, None) if resumed else None
+        if recorded is not None and request.wake_at is not None:
+            request = replace(request, wake_at=recorded)  # its deadline, not a new one
         if not resumed:
             emit("waiting", request.to_json(), *where)
         answer = human.take_answer(self.node_id, self.node_name)
@@ -212,7 +225,7 @@ class NodeContext:
                     checkpoints.waiting(ticket)
                 human.add(Waiter(*where, request, future))
                 try:
-                    answer = await future
+                    answer = await until_answer(future, request.wake_at)
                 finally:
                     human.remove(self.node_id)
             if checkpoints is not None and ticket is not None:
@@ -226,6 +239,16 @@ class NodeContext:
                     code="invalid_answer",
                     retryable=False,
                 ) from None
+        if answer is TIMED_OUT or is_timer(answer):
+            if request.wake_at is None:
+                raise NodeError(
+                    f"'{self.node_name}' (id '{self.node_id}') got a timer's answer "
+                    f"{answer!r} but has no deadline; answer it as a person would",
+                    code="invalid_answer",
+                    retryable=False,
+                )
+            emit("resumed", {"timed_out": True}, *where)
+            raise TimeoutError(f"no answer by {iso_time(request.wake_at)}")
         emit("resumed", {"input": answer}, *where)
         return answer
 

@@ -196,6 +196,8 @@ def _plan_node(
             dynamic.append(DynamicParameter(parameter.id, wires.get(parameter.id, []), render))
 
     timeout = node.data.get("timeout")
+    if definition.interactive and definition.parameter("timeout") is not None:
+        timeout = None  # a person's deadline is the node's own (wait_for_input's wake_at)
     planned = PlannedNode(
         index=i,
         id=node.id,

@@ -29,7 +29,9 @@ class Port:
     node cannot run unless a wire into this port delivered; `multiple` lets several edges
     enter the port (Merge). On outputs, `repeat` names a list parameter: the port is then
     repeated once per item, with `{index}` in `id` and `label` replaced by the item's index
-    and `{name}` by the item itself (a string) or its `name` (an object).
+    and `{name}` by the item itself (a string) or its `name` (an object). `when`
+    (parameter id, value) makes an output present only while that parameter has that
+    value (Approval's `timeout` port: only when `on_timeout` is `port`).
     """
 
     id: str
@@ -39,6 +41,7 @@ class Port:
     multiple: bool = False
     repeat: str | None = None
     description: str = ""
+    when: tuple[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -50,6 +53,8 @@ class Port:
         }
         if self.repeat:
             data["repeat"] = self.repeat
+        if self.when:
+            data["when"] = {"parameter": self.when[0], "equals": self.when[1]}
         if self.description:
             data["description"] = self.description
         return data

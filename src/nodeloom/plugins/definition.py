@@ -219,9 +219,15 @@ class NodeDefinition:
         return None
 
     def output_ports(self, data: Mapping[str, Any]) -> list[Port]:
-        """Output ports for a node with these parameters (repeated ports expanded)."""
+        """Output ports for a node with these parameters (repeated ports expanded, ports
+        whose `when` does not hold left out)."""
         ports: list[Port] = []
         for port in self.outputs:
+            if port.when is not None:
+                parameter = self.parameter(port.when[0])
+                default = parameter.default if parameter else None
+                if data.get(port.when[0], default) != port.when[1]:
+                    continue
             if port.repeat is None:
                 ports.append(port)
                 continue

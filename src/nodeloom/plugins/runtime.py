@@ -91,13 +91,20 @@ class InputRequest:
 
     `announce`, if given, is awaited when the node really starts to wait: not when an
     answer was given ahead of time, nor when a resumed run finds the node already
-    waiting on record. It tells the person (Send and Wait's email), once."""
+    waiting on record. It tells the person (Send and Wait's email), once.
 
-    kind: Literal["approval", "input"]
+    `wake_at` (seconds since the epoch), if given, is a deadline: when it passes with no
+    answer, `wait_for_input` raises `TimeoutError`, whether the run is still live here or
+    was paused and let go (the server's timer service resumes it then; see
+    docs/automations.md). Kind `wait` is a pure timer (the Wait node): it asks nobody,
+    and any answer ends it early."""
+
+    kind: Literal["approval", "input", "wait"]
     prompt: str = ""
     fields: tuple[Mapping[str, Any], ...] = ()
     value: Any = None
     announce: Callable[[], Awaitable[None]] | None = field(default=None, compare=False)
+    wake_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "prompt": self.prompt}
@@ -105,6 +112,8 @@ class InputRequest:
             data["fields"] = [dict(f) for f in self.fields]
         if self.value is not None:
             data["value"] = self.value
+        if self.wake_at is not None:
+            data["wake_at"] = self.wake_at
         return data
 
 
@@ -149,7 +158,8 @@ class FlowContext(Protocol):
     async def wait_for_input(self, request: InputRequest) -> Any:
         """Pause this node until a person answers; returns the answer, already checked and
         normalised for the request's kind (see nodeloom.engine.human). Other branches go
-        on meanwhile; the run is `paused` once nothing else can proceed."""
+        on meanwhile; the run is `paused` once nothing else can proceed. Raises
+        `TimeoutError` when the request's `wake_at` passes first."""
         ...
 
     async def run_body(self, parameter: str, item: Any, loop: Mapping[str, Any]) -> Any:

@@ -53,6 +53,7 @@ class Recorder:
     ) -> None:
         self.store = store
         self.run_id = run_id
+        self.woken = False  # a timer service wakes this run's deadlines (Checkpoints)
         self.sink = sink or NullSink()
         self.history = history
         self.heartbeat = heartbeat
@@ -77,6 +78,11 @@ class Recorder:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    async def close_quietly(self) -> None:
+        """Close; a failed write stays in `error` for the caller to report."""
+        with contextlib.suppress(Exception):
+            await self.close()
 
     async def close(self) -> None:
         """Write everything handed over, then stop. Raises the store's error if a write

@@ -11,7 +11,6 @@ node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
@@ -31,6 +30,7 @@ from nodeloom.runs.cancels import CancelWatch
 from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_settings
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
+from nodeloom.runs.timers import deadlines, deadlines_of
 from nodeloom.store import RunRecord, RunStateError, Store
 
 RESUMABLE = ("paused", "interrupted")
@@ -44,7 +44,9 @@ class RunService:
 
     `observer`: an event sink that sees every event of every run here, besides the
     run's own sink (a RunMetrics: docs/observability.md). Every run's events also tell
-    the log which run and node it is in (nodeloom.observability.logs)."""
+    the log which run and node it is in (nodeloom.observability.logs). `woken`: a timer
+    service wakes paused runs whose deadline passed (the server's), so a long Wait pauses
+    its run and is let go."""
 
     def __init__(
         self,
@@ -53,8 +55,10 @@ class RunService:
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
         observer: EventSink | None = None,
+        woken: bool = False,
     ) -> None:
         self.store = store
+        self.woken = woken  # a timer service wakes paused runs' deadlines (the server)
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
         self.observer = observer
@@ -164,7 +168,9 @@ class RunService:
             sink,
             hold=hold,
             history=history,
-            continuation=Continuation(record.last_seq, before, replay_external),
+            continuation=Continuation(
+                record.last_seq, before, replay_external, await deadlines_of(self.store, run_id)
+            ),
             answers=answers,
             settings=stored_settings(record),
             trigger=record.trigger,
@@ -274,6 +280,7 @@ class RunService:
             heartbeat=self.heartbeat,
             on_failure=lambda _: _stop(live),
         )
+        recorder.woken = self.woken
         await recorder.__aenter__()
         live.owner = recorder
 
@@ -320,7 +327,7 @@ class RunService:
                 error={"code": "cancelled", "message": "the run was cancelled"},
             )
         except GraphError as exc:
-            await _close(recorder)
+            await recorder.close_quietly()
             await self.store.finish_run(run_id, "failed", error=invalid(exc))
             raise
         finally:
@@ -328,7 +335,7 @@ class RunService:
         if recorder.error is not None:
             if live.execution is not None:
                 await live.execution.release()
-            await _close(recorder)
+            await recorder.close_quietly()
             await self.store.finish_run(
                 run_id,
                 "interrupted",
@@ -337,15 +344,17 @@ class RunService:
             raise recorder.error
         if result.status is RunStatus.PAUSED:
             await recorder.flush()
+            wakes = deadlines(result.waiting)
+            await self.store.set_wakes(run_id, wakes)  # before `paused`: a timer needs both
             await self.store.update_run(run_id, status="paused", steps=result.steps)
-            if hold:
+            if hold and not wakes:  # a run with a deadline is the timer service's to wake
                 live.paused = True
             else:
                 assert live.execution is not None
                 await live.execution.release()
-                await _close(recorder)
+                await recorder.close_quietly()
             return result
-        await _close(recorder)
+        await recorder.close_quietly()
         await self.store.finish_run(
             run_id,
             result.status.value,
@@ -373,7 +382,7 @@ class RunService:
             self.live.remove(live)
             assert live.execution is not None
             await live.execution.release()
-            await _close(live.owner)
+            await live.owner.close_quietly()
 
     # -- what a recorded run needs --------------------------------------------------------
 
@@ -386,11 +395,6 @@ def _stop(live: LiveRun) -> None:
     """The store failed: the run stops (it is no longer recorded)."""
     if live.task is not None:
         live.task.cancel()
-
-
-async def _close(recorder: Recorder) -> None:
-    with contextlib.suppress(Exception):  # the caller reports recorder.error
-        await recorder.close()
 
 
 __all__ = ["RESUMABLE", "RunService", "RunStateError"]

@@ -36,6 +36,7 @@ from nodeloom.server.routes import (
     nodes,
     operations,
     runs,
+    schedules,
     tokens,
     tools,
     websocket,
@@ -43,6 +44,7 @@ from nodeloom.server.routes import (
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
 from nodeloom.server.seed import import_flows
+from nodeloom.server.timers import running_timers
 from nodeloom.server.tokens import TokenStore
 from nodeloom.server.ui import ui_files
 from nodeloom.store import Store
@@ -68,7 +70,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found, observer=RunMetrics()),
+            runs=RunService(store, found, observer=RunMetrics(), woken=True),
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
@@ -77,7 +79,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         ops = app.state.operations = await operations.Operations.open(config, store, state.runs)
         python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
-            yield
+            async with running_timers(state):  # schedules and deadlines (automations.md)
+                yield
         finally:
             python_tools.enforce(False)
             try:
@@ -103,7 +106,19 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, evaluations, knowledge)
+    routers = (
+        nodes,
+        flows,
+        runs,
+        schedules,
+        chat,
+        events,
+        credentials,
+        tokens,
+        tools,
+        evaluations,
+        knowledge,
+    )
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)

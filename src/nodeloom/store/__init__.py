@@ -23,7 +23,9 @@ from nodeloom.store.records import (
     NodeExecution,
     PruneReport,
     RunRecord,
+    ScheduleRecord,
     StoredEvent,
+    WakeRecord,
     WorkerRecord,
 )
 from nodeloom.store.repository import Store
@@ -38,6 +40,7 @@ __all__ = [
     "PruneReport",
     "RunRecord",
     "RunStateError",
+    "ScheduleRecord",
     "Store",
     "StoreCorruptError",
     "StoreError",
@@ -45,6 +48,7 @@ __all__ = [
     "StoreNewerSchemaError",
     "StoreUnavailableError",
     "StoredEvent",
+    "WakeRecord",
     "WorkerRecord",
     "database_url",
 ]

@@ -236,3 +236,43 @@ class WorkerRecord:
             "concurrency": self.concurrency,
             "in_flight": self.in_flight,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRecord:
+    """A Schedule Trigger of a saved flow's latest version (`id`: "<flow id>:<node id>").
+    `spec`: {"cron" | "every", "timezone", "catch_up"}. `next_fire_at`: the next tick."""
+
+    id: str
+    flow_id: str
+    node_id: str
+    flow_version: int
+    spec: dict[str, Any]
+    next_fire_at: datetime | None
+    last_fired_at: datetime | None
+    paused: bool
+    updated_at: datetime
+    flow_name: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "flow_id": self.flow_id,
+            "flow_name": self.flow_name,
+            "node_id": self.node_id,
+            "flow_version": self.flow_version,
+            **{key: self.spec.get(key) for key in ("cron", "every", "timezone", "catch_up")},
+            "next_fire_at": _time(self.next_fire_at),
+            "last_fired_at": _time(self.last_fired_at),
+            "paused": self.paused,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WakeRecord:
+    """A deadline of a paused run: node `node_id` is woken at `wake_at`."""
+
+    run_id: str
+    node_id: str
+    wake_at: datetime
+    kind: str

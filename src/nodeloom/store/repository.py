@@ -31,11 +31,12 @@ from nodeloom.store.flows import Flows
 from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
 from nodeloom.store.runs import Runs
 from nodeloom.store.timeline import Timeline
+from nodeloom.store.timers import Timers
 from nodeloom.store.url import database_url, safe_url
 from nodeloom.store.workers import Workers
 
 
-class Store(Flows, Runs, Control, Timeline, Workers):
+class Store(Flows, Runs, Control, Timeline, Workers, Timers):
     """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
     `async with`).
 
@@ -51,6 +52,10 @@ class Store(Flows, Runs, Control, Timeline, Workers):
                                        open_blob
     workers (nodeloom.store.workers)   beat_worker, stop_worker, list_workers,
                                        forget_workers, ping
+    timers (nodeloom.store.timers)     sync_schedules, list_schedules, get_schedule,
+                                       pause_schedule, claim_tick, set_wakes, wakes_of,
+                                       next_wake,
+                                       lease_wakes
     """
 
     @classmethod

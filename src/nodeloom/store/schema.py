@@ -13,6 +13,11 @@
     workers          the worker registry: one row per server or worker process, beaten
                      every few seconds with its load and a snapshot of its run metrics
 
+    schedules        one per Schedule Trigger of a saved flow: its spec, next fire time
+                     (the lease: a tick fires where an UPDATE moves it on), pause flag
+    wakes            (run_id, node_id): a paused run's deadlines (a Wait's wake time, a
+                     person's timeout), leased by the timer service that resumes it
+
 JSON columns are TEXT holding compact JSON written by `nodeloom.store.packing`: a value
 larger than the blob threshold is replaced by `{"$ref": "blob:<sha256>", ...}`.
 Times are timezone-aware UTC datetimes (stored as UTC); an event's `timestamp` stays the
@@ -27,6 +32,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -218,3 +224,27 @@ class Worker(Base):
     concurrency: Mapped[int]
     in_flight: Mapped[int] = mapped_column(default=0)
     metrics: Mapped[str | None] = mapped_column(Text)
+
+
+class Schedule(Base):
+    __tablename__ = "schedules"
+
+    id: Mapped[str] = mapped_column(primary_key=True)  # "<flow id>:<node id>"
+    flow_id: Mapped[str] = mapped_column(ForeignKey("flows.id"), index=True)
+    node_id: Mapped[str]
+    flow_version: Mapped[int]
+    spec: Mapped[str] = mapped_column(Text)  # {"cron"|"every", "timezone", "catch_up"}
+    next_fire_at: Mapped[datetime | None] = mapped_column(index=True)
+    last_fired_at: Mapped[datetime | None]
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    updated_at: Mapped[datetime]
+
+
+class Wake(Base):
+    __tablename__ = "wakes"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    node_id: Mapped[str] = mapped_column(primary_key=True)
+    wake_at: Mapped[datetime] = mapped_column(index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # the request's kind: wait, approval, input
+    leased_until: Mapped[datetime | None]

@@ -2,11 +2,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.plugins.contract import InputRequest, NodeDefinition, Parameter, Port
+from nodeloom.plugins.deadlines import check_timeout, timeout_parameters, timeout_port
 
 FIELD_TYPES = ("string", "number", "boolean")
 
 
 def _check(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return check_timeout(data) + _check_fields(data)
+
+
+def _check_fields(data: Mapping[str, Any]) -> list[tuple[str, str]]:
     fields = data.get("fields")
     if fields is None or isinstance(fields, str):
         return []
@@ -40,10 +45,15 @@ definition = NodeDefinition(
     id="human-input",
     name="Human Input",
     category="flow",
-    description="Pauses the run until a person answers: free text, or the fields of a form.",
+    description="Pauses the run until a person answers: free text, or the fields of a form. "
+    "With `timeout`, nobody answering in time fails the node, answers `timeout_answer`, or "
+    "goes out on `timeout`.",
     icon="UserPen",
     inputs=(Port("input", required=False),),
-    outputs=(Port("output", description='{"text": ...} or the form as {field: value}'),),
+    outputs=(
+        Port("output", description='{"text": ...} or the form as {field: value}'),
+        timeout_port("The input, when nobody answered within `timeout`."),
+    ),
     parameters=(
         Parameter("prompt", "text", "Question", default="Your input?"),
         Parameter(
@@ -52,6 +62,16 @@ definition = NodeDefinition(
             "Form fields",
             description='[{"name", "label"?, '
             '"type"?: string|number|boolean, "required"?: true}]; none: free text',
+        ),
+        *timeout_parameters(
+            Parameter(
+                "timeout_answer",
+                "json",
+                "Answer on timeout",
+                default="",
+                description="on_timeout answer: the answer taken when nobody answered "
+                "(text, or the form's object).",
+            )
         ),
     ),
     interactive=True,

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import html
 import json
@@ -23,7 +22,6 @@ from nodeloom.secrets.links import sign_decision
 
 ENV_PUBLIC_URL = "NODELOOM_PUBLIC_URL"
 SMTP_TIMEOUT = 60.0
-TIMEOUT_MARGIN = 0.1
 ANSWERS = ("approve", "reject", "timeout")
 
 
@@ -76,12 +74,12 @@ class SendAndWaitExecutor:
             prompt=f"Approve or reject (emailed to {', '.join(outgoing.to)}): {outgoing.subject}",
             value={"wait": wait, "to": outgoing.to, "subject": outgoing.subject},
             announce=announce,
+            wake_at=time.time() + timeout,
         )
-        # `timeout` is also the engine's per-node timeout: while the run is live, the
-        # wait ends a little earlier, on the `timeout` port.
+        # The deadline holds while the run is paused too: the server's timer service
+        # wakes the run then, and the wait ends on the `timeout` port.
         try:
-            async with asyncio.timeout(timeout - min(TIMEOUT_MARGIN, timeout / 20)):
-                answer = await context.wait_for_input(request)
+            answer = await context.wait_for_input(request)
         except TimeoutError:
             answer = "timeout"
         decision = answer.strip().lower() if isinstance(answer, str) else answer

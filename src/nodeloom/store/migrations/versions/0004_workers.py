@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_workers"
+revision = "0004"
 down_revision: str | None = "0003"
 branch_labels: str | None = None
 depends_on: str | None = None

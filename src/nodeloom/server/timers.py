@@ -1,0 +1,57 @@
+"""The server's timer service: `nodeloom.runs.timers.TimerService` (what fires, decided
+by leases in the store), launching what fires through the server's launch path, the same
+as a run started or resumed by the API (`Launcher`): where runs go to a worker fleet, so
+do these."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+from nodeloom.engine.events import EventSink
+from nodeloom.runs.timers import TimerService
+from nodeloom.server.runtime import ServerState
+from nodeloom.store import ScheduleRecord
+
+
+def timer_service(state: ServerState) -> TimerService:
+    async def start(schedule: ScheduleRecord, tick: datetime, trigger: dict[str, Any]) -> str:
+        saved = await state.store.get_flow(schedule.flow_id, schedule.flow_version)
+        flow = state.flow(saved.flow_id, saved.version, saved.document)
+        run_id = uuid.uuid4().hex
+
+        def begin(sink: EventSink) -> Any:
+            return state.runs.start(
+                flow,
+                trigger=trigger,
+                sink=sink,
+                run_id=run_id,
+                flow_id=saved.flow_id,
+                flow_version=saved.version,
+            )
+
+        return await state.launcher.launch(begin, run_id)
+
+    async def wake(run_id: str, answers: dict[str, Any]) -> str:
+        def begin(sink: EventSink) -> Any:
+            return state.runs.resume(run_id, answers=answers, sink=sink)
+
+        return await state.launcher.launch(begin)
+
+    return TimerService(state.store, start=start, wake=wake)
+
+
+@contextlib.asynccontextmanager
+async def running_timers(state: ServerState) -> AsyncIterator[TimerService]:
+    """The timer service, running in the background for the life of the block."""
+    service = timer_service(state)
+    task = asyncio.create_task(service.run(), name="nodeloom-timers")
+    try:
+        yield service
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
