@@ -51,7 +51,8 @@ class RunService:
         self.store = store
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
-        self.flows = FlowCache(self.registry)
+        # The flows it runs keep binary content in this store's blob area.
+        self.flows = FlowCache(self.registry, store.binaries)
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
 

@@ -29,6 +29,7 @@ from nodeloom.server.routes import (
     decisions,
     evaluations,
     events,
+    files,
     flows,
     hooks,
     knowledge,
@@ -99,7 +100,19 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         return Health(status="ok", version=__version__)
 
     protected = [Depends(require_token)]
-    routers = (nodes, flows, runs, chat, events, credentials, tokens, tools, evaluations, knowledge)
+    routers = (
+        nodes,
+        flows,
+        runs,
+        files,
+        chat,
+        events,
+        credentials,
+        tokens,
+        tools,
+        evaluations,
+        knowledge,
+    )
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)
     app.include_router(openai_routes.router, dependencies=protected)

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.files import detect_mime, file_ref, kind_of_mime, open_file, parent_dir, split
+from nodeloom.files import detect_mime, file_ref, kind_of_mime, open_read, split
 from nodeloom.nodes.integration.read_file.definition import READ_AS
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
@@ -32,14 +32,13 @@ class ReadFileExecutor:
                 details={"field": "as"},
             )
         path = data.get("path")
-        parts = split(path)
-        return ExecutionResult({"output": await asyncio.to_thread(read, parts, path, read_as)})
+        split(path)  # refused here, before a thread is taken, if it could leave the root
+        return ExecutionResult({"output": await asyncio.to_thread(read, path, read_as)})
 
 
-def read(parts: list[str], path: str, read_as: str) -> Any:
-    with parent_dir(parts, path, create=False) as parent:
-        fd = open_file(parent, parts[-1], os.O_RDONLY, path)
-    with os.fdopen(fd, "rb") as file:
+def read(path: str, read_as: str) -> Any:
+    parts = split(path)
+    with open_read(path) as file:
         size = os.fstat(file.fileno()).st_size
         head = file.read(_HEAD)
         mime = detect_mime(parts[-1], head)
