@@ -27,7 +27,8 @@ def open_content(value: Any, blobs: BinaryStore | None, field: str) -> BinaryIO 
     path = ref_path(value)
     if path is not None:
         return open_read(path, field)
-    if blobs is not None and blobs.is_ref(value):
+    shown = str(value.get("$ref") if isinstance(value, dict) else getattr(value, "ref", ""))
+    if blobs is not None and shown.startswith("blob:"):
         try:
             return blobs.open(value)
         except LookupError as exc:
@@ -38,7 +39,6 @@ def open_content(value: Any, blobs: BinaryStore | None, field: str) -> BinaryIO 
                 retryable=False,
                 details={"field": field},
             ) from None
-    shown = str(value.get("$ref") if isinstance(value, dict) else getattr(value, "ref", ""))
     where = "a run without a run store" if blobs is None else "this run"
     raise NodeError(
         f"`{field}` is a reference ({shown[:80]!r}) that names no content {where} can read: "
