@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.files import detect_mime, file_ref, kind_of_mime, open_read, split
+from nodeloom.files import detect_mime, file_ref, file_target, kind_of_mime, open_read
 from nodeloom.nodes.integration.read_file.definition import READ_AS
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
@@ -23,21 +23,13 @@ class ReadFileExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        read_as = data.get("as") or "auto"
-        if read_as not in READ_AS:
-            raise NodeError(
-                f"Read File `as` must be one of {', '.join(READ_AS)}; got {read_as!r}.",
-                code="invalid_parameter",
-                retryable=False,
-                details={"field": "as"},
-            )
-        path = data.get("path")
-        split(path)  # refused here, before a thread is taken, if it could leave the root
-        return ExecutionResult({"output": await asyncio.to_thread(read, path, read_as)})
+        target = file_target(data, "Read File", "as", READ_AS, "auto")
+        read_as = target.choice
+        output = await asyncio.to_thread(read, target.path, target.parts, read_as)
+        return ExecutionResult({"output": output})
 
 
-def read(path: str, read_as: str) -> Any:
-    parts = split(path)
+def read(path: str, parts: list[str], read_as: str) -> Any:
     with open_read(path) as file:
         size = os.fstat(file.fileno()).st_size
         head = file.read(_HEAD)

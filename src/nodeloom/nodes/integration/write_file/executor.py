@@ -16,7 +16,7 @@ import secrets
 from typing import Any, BinaryIO
 
 from nodeloom.errors import NodeError
-from nodeloom.files import is_ref, open_content, open_file, parent_dir, split
+from nodeloom.files import file_target, is_ref, open_content, open_file, parent_dir
 from nodeloom.nodes.integration.write_file.definition import WRITE_MODES
 from nodeloom.plugins.contract import BinaryStore, DataValue, ExecutionResult, FlowContext
 
@@ -34,16 +34,8 @@ class WriteFileExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        mode = data.get("mode") or "create"
-        if mode not in WRITE_MODES:
-            raise NodeError(
-                f"Write File mode must be one of {', '.join(WRITE_MODES)}; got {mode!r}.",
-                code="invalid_parameter",
-                retryable=False,
-                details={"field": "mode"},
-            )
-        path = data.get("path")
-        parts = split(path)
+        target = file_target(data, "Write File", "mode", WRITE_MODES, "create")
+        path, parts, mode = target.path, target.parts, target.choice
         content = data.get("content")
         if content is None and "input" in inputs:
             content = inputs["input"].value
