@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,7 @@ from nodeloom.store import Store
 DOCUMENT = {"nodes": [], "edges": []}
 
 
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(f"sqlite:///{tmp_path / 'n.db'}", blob_dir=tmp_path / "blobs")
-    try:
-        yield opened
-    finally:
-        await opened.close()
+# `store`: each test on SQLite and on a real throwaway Postgres (nodeloom.testing.stores).
 
 
 def keep(store: Store, name: str, chunks: list[bytes], mime: str | None = None) -> dict:
