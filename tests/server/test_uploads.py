@@ -129,6 +129,10 @@ def test_an_upload_downloads_from_its_run_with_its_name_and_type_as_an_attachmen
     assert got.headers["content-disposition"] == 'attachment; filename="logo.png"'
     assert got.headers["x-content-type-options"] == "nosniff"
     assert got.headers["content-security-policy"] == "sandbox"
+    assert got.headers["content-length"] == str(len(PNG))
+    odd = api.get(f"/api/runs/{run_id}/files/{sha}", params={"name": 'a"b\r\nX-Evil: 1.png'})
+    assert "x-evil" not in odd.headers  # a name cannot add a header
+    assert odd.headers["content-disposition"].startswith("attachment; filename*=utf-8''a%22b")
     assert server.client(token=None).get(f"/api/runs/{run_id}/files/{sha}").status_code == 401
 
 

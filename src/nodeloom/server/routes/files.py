@@ -57,10 +57,10 @@ async def download_file(
             f"run {run_id} holds no file {sha256[:80]!r}: give the sha256 of a blob reference "
             "in the run's trigger or outputs (`$ref`: `blob:<sha256>`)",
         )
-    path, size, mime = found
-    return FileResponse(
+    path, _, mime = found
+    return FileResponse(  # streamed a chunk at a time; the name quoted by Starlette
         path,
         media_type=mime or "application/octet-stream",
         filename=safe_name(name, default=sha256[:16]),
-        headers={**_HEADERS, "Content-Length": str(size)},
+        headers=_HEADERS,
     )
