@@ -1,5 +1,6 @@
-"""Webhook uploads: multipart file parts become file references under the files root
-(never bytes in the trigger), and flow on to Write File; 500 MB pass with memory bounded."""
+"""Webhook uploads: multipart file parts become blob references of the run store (never
+bytes in the trigger), kept once by digest, flow on to Write File and download from
+`GET /api/runs/{run_id}/files/{sha256}`; 500 MB pass with memory bounded."""
 
 from __future__ import annotations
 
@@ -55,12 +56,18 @@ def copier(path: str, **hook: Any) -> dict[str, Any]:
     )
 
 
+def blob_file(server: Server, sha: str) -> Path:
+    """The file of a blob in the server's blob area (`<data dir>/blobs/<store id>/`)."""
+    (found,) = Path(server.env["NODELOOM_DATA_DIR"]).glob(f"blobs/*/{sha[:2]}/{sha}")
+    return found
+
+
 def upload(server: Server, path: str, **options: Any) -> httpx.Response:
     with httpx.Client(base_url=server.url, timeout=300) as client:  # no bearer token
         return client.post(f"/api/hooks/{path}", headers={"X-Nodeloom-Secret": SECRET}, **options)
 
 
-def test_an_uploaded_file_is_a_file_reference_in_the_trigger_and_write_file_copies_it(
+def test_an_uploaded_file_is_a_blob_reference_in_the_trigger_and_write_file_copies_it(
     server: Server, root: Path
 ) -> None:
     api = server.client()
@@ -76,21 +83,57 @@ def test_an_uploaded_file_is_a_file_reference_in_the_trigger_and_write_file_copi
     run = api.get(f"/api/runs/{response.json()['run_id']}").json()
     body = run["trigger"]["body"]
     sha = hashlib.sha256(PNG).hexdigest()
+    signature = body["file"].pop("sig")
+    assert len(signature) == 32
     assert body == {
         "note": "the logo",
-        "file": {
-            "$ref": f"file:uploads/{sha}/logo.png",
-            "mime": "image/png",
-            "size": len(PNG),
-            "name": "logo.png",
-        },
+        "file": {"$ref": f"blob:{sha}", "mime": "image/png", "size": len(PNG), "name": "logo.png"},
     }
-    assert (root / "uploads" / sha / "logo.png").read_bytes() == PNG
+    assert blob_file(server, sha).read_bytes() == PNG  # in the run store, by its digest
+    assert not (root / "uploads").exists()
     assert (root / "copies" / "logo.png").read_bytes() == PNG
     assert run["timeline"][-1]["outputs"] == {
         "output": {"path": "copies/logo.png", "size": len(PNG)}
     }
     assert "\\x89PNG" not in str(run) and "PNG\\r" not in str(run)  # never the bytes
+
+
+def test_the_same_content_uploaded_twice_is_stored_once(server: Server) -> None:
+    api = server.client()
+    path = f"upload/{uuid.uuid4().hex[:8]}"
+    save(api, copier(path))
+    content = b"twice " + uuid.uuid4().bytes
+    runs = [
+        upload(server, path, files={"file": (name, content, "text/plain")}).json()["run_id"]
+        for name in ("one.txt", "two.txt")
+    ]
+    refs = [api.get(f"/api/runs/{run_id}").json()["trigger"]["body"]["file"] for run_id in runs]
+    assert refs[0]["$ref"] == refs[1]["$ref"] and refs[0]["name"] != refs[1]["name"]
+    sha = hashlib.sha256(content).hexdigest()
+    assert blob_file(server, sha).read_bytes() == content  # one file (glob found exactly one)
+
+
+def test_an_upload_downloads_from_its_run_with_its_name_and_type_as_an_attachment(
+    server: Server,
+) -> None:
+    api = server.client()
+    path = f"upload/{uuid.uuid4().hex[:8]}"
+    save(api, copier(path))
+    run_id = upload(server, path, files={"file": ("logo.png", PNG, "image/png")}).json()["run_id"]
+    ref = api.get(f"/api/runs/{run_id}").json()["trigger"]["body"]["file"]
+    sha = ref["$ref"].removeprefix("blob:")
+    got = api.get(f"/api/runs/{run_id}/files/{sha}", params={"name": ref["name"]})
+    assert got.status_code == 200, got.text
+    assert got.content == PNG
+    assert got.headers["content-type"] == "image/png"
+    assert got.headers["content-disposition"] == 'attachment; filename="logo.png"'
+    assert got.headers["x-content-type-options"] == "nosniff"
+    assert got.headers["content-security-policy"] == "sandbox"
+    assert got.headers["content-length"] == str(len(PNG))
+    odd = api.get(f"/api/runs/{run_id}/files/{sha}", params={"name": 'a"b\r\nX-Evil: 1.png'})
+    assert "x-evil" not in odd.headers  # a name cannot add a header
+    assert odd.headers["content-disposition"].startswith("attachment; filename*=utf-8''a%22b")
+    assert server.client(token=None).get(f"/api/runs/{run_id}/files/{sha}").status_code == 401
 
 
 def test_a_client_file_name_cannot_place_the_upload_outside_its_folder(
@@ -102,7 +145,9 @@ def test_a_client_file_name_cannot_place_the_upload_outside_its_folder(
     response = upload(server, path, files={"file": ("../../../evil.txt", b"x", "text/plain")})
     assert response.status_code == 200, response.text
     body = api.get(f"/api/runs/{response.json()['run_id']}").json()["trigger"]["body"]
-    assert body["file"]["$ref"] == f"file:uploads/{hashlib.sha256(b'x').hexdigest()}/evil.txt"
+    assert body["file"]["$ref"] == f"blob:{hashlib.sha256(b'x').hexdigest()}"
+    assert body["file"]["name"] == "evil.txt"
+    assert (root / "copies" / "evil.txt").read_bytes() == b"x"
     assert not (root.parent / "evil.txt").exists()
 
 
@@ -142,9 +187,14 @@ def test_a_500_mb_upload_flows_to_write_file_with_the_servers_peak_memory_bounde
 
     copy = root / "copies" / "big.bin"
     assert copy.stat().st_size == size
+    ref = run["trigger"]["body"]["file"]
+    assert ref["$ref"].startswith("blob:") and ref["size"] == size
+    kept = blob_file(server, ref["$ref"].removeprefix("blob:"))  # through the blob store
+    assert kept.stat().st_size == size
     grew_mb = (after - before) / 1024
     record_property("server_peak_rss_mb_before", round(before / 1024, 1))
     record_property("server_peak_rss_mb_after", round(after / 1024, 1))
     print(f"\nserver peak RSS: {before / 1024:.1f} MB idle, {after / 1024:.1f} MB after 500 MB")
     assert grew_mb < 32, f"the server's peak RSS grew by {grew_mb:.1f} MB for a 500 MB upload"
     os.remove(copy)
+    os.remove(kept)

@@ -32,6 +32,8 @@ export type Parameter = Narrowed<
     language?: string
     minimum?: number
     maximum?: number
+    /** Secret-capable: may hold `{{ $credentials.NAME }}` (docs/credentials.md). */
+    secret?: boolean
   }
 >
 

@@ -2,21 +2,9 @@
 // read here ($json, upstream nodes' fields, $vars, $credentials). Arrow keys, Enter or Tab.
 
 import { useId, useRef, useState, type KeyboardEvent } from 'react'
-import { api } from '../api/client'
 import { applyCompletion, completionsAt, upstreamNodes, type CompletionResult, type ExpressionContext } from '../flow/expressions'
+import { knownCredentials } from './credentials'
 import { useCanvasStore } from './store'
-
-let credentialNames: string[] | null = null
-let credentialsAsked = false
-function knownCredentials(): string[] {
-  if (!credentialsAsked) {
-    credentialsAsked = true
-    api<{ credentials: { name: string }[] }>('/api/credentials')
-      .then((answer) => (credentialNames = answer.credentials.map((c) => c.name)))
-      .catch(() => (credentialNames = []))
-  }
-  return credentialNames ?? []
-}
 
 interface Props {
   nodeId: string

@@ -5,6 +5,7 @@ import { memo, useContext, useEffect, useState } from 'react'
 import type { Issue, Parameter } from '../api/models'
 import { asInnerDocument } from '../flow/document'
 import { CodeField } from './CodeField'
+import { CredentialField } from './CredentialField'
 import { ExprField } from './ExprField'
 import { BodyEditorContext } from './store'
 
@@ -140,6 +141,9 @@ function Control({ nodeId, parameter, value, wired, invalid, onChange }: Props &
   const asExpression = typeof value === 'string' && value.includes('{{')
   switch (parameter.type) {
     case 'string':
+      if (parameter.secret) {
+        return <CredentialField {...common} value={text(value)} placeholder={placeholder} onChange={(v) => set(v || undefined)} />
+      }
       return <ExprField {...common} value={text(value)} placeholder={placeholder} onChange={(v) => set(v || undefined)} />
     case 'text':
       return <ExprField {...common} multiline value={text(value)} placeholder={placeholder} onChange={(v) => set(v || undefined)} />

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from 'react'
 import { hrefOf } from '../app/route'
+import { FileRefs } from '../components/FileRefs'
 import { JsonView } from '../components/JsonView'
 import { formatDuration } from '../components/time'
 import { ApprovalCard, InputCard } from '../components/WaitingCards'
@@ -37,7 +38,7 @@ export function TurnView({
         <ol className="steps" aria-label="Steps">
           {turn.steps.map((step) => (
             <li key={step.key}>
-              <StepCard step={step} />
+              <StepCard step={step} runId={turn.runId} />
             </li>
           ))}
         </ol>
@@ -100,7 +101,7 @@ function useElapsedMs(since: number | null, live: boolean): number | null {
   return live && since !== null ? Math.max(0, now - since * 1000) : null
 }
 
-export function StepCard({ step }: { step: Step }) {
+export function StepCard({ step, runId }: { step: Step; runId?: string | null }) {
   const [open, setOpen] = useState(false)
   const elapsed = useElapsedMs(step.startedAt, step.status === 'running')
   const detailId = `step-${step.key.replace(/[^a-zA-Z0-9_-]/g, '_')}-detail`
@@ -177,6 +178,7 @@ export function StepCard({ step }: { step: Step }) {
           {step.outputs && (
             <>
               <h4>Outputs</h4>
+              {runId && <FileRefs value={step.outputs} runId={runId} />}
               <JsonView value={step.outputs} label="outputs" />
             </>
           )}

@@ -6,6 +6,7 @@ import { api } from '../api/client'
 import { followRunEvents } from '../api/stream'
 import type { FlowVersion, RunRecord } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
+import { FileRefs } from '../components/FileRefs'
 import { JsonView } from '../components/JsonView'
 import { formatDuration, formatTime } from '../components/time'
 import type { Waiting } from '../components/waiting'
@@ -270,6 +271,7 @@ export function RunDetail({ runId }: { runId: string }) {
       {run.trigger !== null && run.trigger !== undefined && (
         <section className="run-trigger">
           <h2>Trigger</h2>
+          <FileRefs value={run.trigger} runId={run.id} testId="run-trigger-files" />
           <JsonView value={run.trigger} testId="run-trigger" label="trigger" />
         </section>
       )}
@@ -361,7 +363,10 @@ export function RunDetail({ runId }: { runId: string }) {
                   <div>
                     <h3>Output</h3>
                     {entry.outputs ? (
-                      <JsonView value={entry.outputs} testId={`node-output-${entry.node_id}${suffix}`} label="output" />
+                      <>
+                        <FileRefs value={entry.outputs} runId={run.id} testId={`node-files-${entry.node_id}${suffix}`} />
+                        <JsonView value={entry.outputs} testId={`node-output-${entry.node_id}${suffix}`} label="output" />
+                      </>
                     ) : (
                       <p className="muted small" data-testid={`node-output-${entry.node_id}${suffix}`}>
                         {entry.status === 'waiting' ? 'waiting for an answer' : 'no output'}

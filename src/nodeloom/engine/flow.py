@@ -42,6 +42,7 @@ def load(
     *,
     registry: Registry | None = None,
     options: FormatOptions | None = None,
+    services: Services | None = None,
 ) -> Flow:
     """Load and validate a graph: a path (JSON or YAML), JSON text, or a dict, in the
     native format or any format nodeloom reads (detected; see docs/formats/). Raises
@@ -50,7 +51,7 @@ def load(
     with _collector_paused():
         document, _ = read_graph(source, options)
         checked = validate(document, registry)
-        flow = Flow(checked, registry)
+        flow = Flow(checked, registry, services)
         flow.document = document
         return flow
 

@@ -16,6 +16,7 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, BinaryIO
 
 from nodeloom.errors import NodeError
 
@@ -173,3 +174,14 @@ def _refused(exc: OSError, part: str, parent: int, path: str) -> NodeError:
         retryable=False,
         details={"field": "path", "path": path},
     )
+
+
+def open_read(path: Any, field: str = "path") -> BinaryIO:
+    """A file under the root, opened for reading through the checked walk: the path is
+    refused if it could leave the root (`split`), and no link is followed on the way.
+    The preamble Read File, Write File (copying a file reference) and HTTP Request
+    (sending one) share."""
+    parts = split(path, field)
+    with parent_dir(parts, path, create=False) as parent:
+        fd = open_file(parent, parts[-1], os.O_RDONLY, path)
+    return os.fdopen(fd, "rb")

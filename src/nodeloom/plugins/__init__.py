@@ -5,7 +5,7 @@ What a node folder imports (also importable from `nodeloom.plugins.contract`):
     definition   Port, Parameter, NodeDefinition, COMMON_PARAMETERS, CATEGORIES, ERROR_PORT
     runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
     build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
-    services     Services, CredentialSource, UserTool
+    services     Services, CredentialSource, UserTool, BinaryStore
 
 and what the engine and the server use to load them:
 
@@ -44,7 +44,13 @@ from nodeloom.plugins.runtime import (
     InputRequest,
     NodeEvent,
 )
-from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.plugins.services import (
+    BinaryStore,
+    BinaryWriter,
+    CredentialSource,
+    Services,
+    UserTool,
+)
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -53,6 +59,8 @@ __all__ = [
     "ERROR_PORT",
     "AgentResult",
     "BinaryRef",
+    "BinaryStore",
+    "BinaryWriter",
     "BuildContext",
     "CredentialSource",
     "DataValue",

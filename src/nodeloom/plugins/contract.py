@@ -16,7 +16,7 @@ in `ExecutionResult.outputs` are the ports that fired; every other port is a dea
 The contract is written in four modules, gathered here and in `nodeloom.plugins`:
 `definition` (ports, parameters, NodeDefinition, the common settings), `runtime` (Event,
 ExecutionResult, InputRequest, FlowContext), `build` (BuildContext and the structural
-results) and `services` (Services, CredentialSource, UserTool).
+results) and `services` (Services, CredentialSource, UserTool, BinaryStore).
 """
 
 from __future__ import annotations
@@ -55,7 +55,13 @@ from nodeloom.plugins.runtime import (
     InputRequest,
     NodeEvent,
 )
-from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.plugins.services import (
+    BinaryStore,
+    BinaryWriter,
+    CredentialSource,
+    Services,
+    UserTool,
+)
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -68,6 +74,8 @@ __all__ = [
     "AsksFunction",
     "AsyncIterator",
     "BinaryRef",
+    "BinaryStore",
+    "BinaryWriter",
     "BuildContext",
     "CheckFunction",
     "CredentialSource",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 
 class CredentialSource(Protocol):
@@ -17,6 +17,37 @@ class CredentialSource(Protocol):
 
     def get(self, name: str) -> str:
         """The value of `name`; raises LookupError if there is none."""
+        ...
+
+
+class BinaryWriter(Protocol):
+    """Bytes on their way into the run store's blob area (synchronous: use a thread)."""
+
+    size: int
+
+    def write(self, data: bytes) -> None: ...
+
+    def finish(self) -> dict[str, Any]:
+        """Store the bytes under their digest; the blob reference (`{"$ref": "blob:..."`,
+        mime, size, name, sig})."""
+        ...
+
+    def abort(self) -> None: ...
+
+
+class BinaryStore(Protocol):
+    """The run store's blob area for binary content (nodeloom.store.BinaryBlobs): bytes
+    kept once by digest, referenced by signed `blob:` references. Synchronous file I/O:
+    call it in a thread. See docs/files.md."""
+
+    def writer(self, name: str, mime: str | None = None) -> BinaryWriter: ...
+
+    def is_ref(self, value: Any) -> bool:
+        """Whether `value` has the shape of a blob reference (signed or not)."""
+        ...
+
+    def open(self, value: Any) -> BinaryIO:
+        """The bytes of a reference the store made; LookupError for a forged one."""
         ...
 
 
@@ -35,12 +66,14 @@ class UserTool:
 @dataclass(frozen=True, slots=True)
 class Services:
     """Where a run keeps what outlives it. Passed to builds and executors.
-    `user_tools`: the tool sources a chat turn may pick (Chat Start's `includeUserTools`)."""
+    `user_tools`: the tool sources a chat turn may pick (Chat Start's `includeUserTools`).
+    `blobs`: the run store's binary content, for runs recorded in a store."""
 
     data_dir: Path
     session_db_file: Path
     credentials: CredentialSource | None = None
     user_tools: Mapping[str, UserTool] = field(default_factory=dict)
+    blobs: BinaryStore | None = None  # a recorded run's store (None: a run without a store)
 
 
-__all__ = ["CredentialSource", "Services", "UserTool"]
+__all__ = ["BinaryStore", "BinaryWriter", "CredentialSource", "Services", "UserTool"]

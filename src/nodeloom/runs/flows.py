@@ -4,6 +4,7 @@ re-run takes from the run it re-runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Hashable, Mapping
@@ -13,7 +14,9 @@ from nodeloom.engine.checkpoint import apply_delta
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.flow import Flow, load
 from nodeloom.errors import GraphError, Issue
+from nodeloom.paths import default_services
 from nodeloom.plugins.registry import Registry
+from nodeloom.plugins.services import BinaryStore
 from nodeloom.store import RunRecord, Store
 
 
@@ -21,8 +24,9 @@ class FlowCache:
     """Compiled flows, each compiled once per process: a saved version by (flow id,
     version), which never changes; any other document by its content's hash."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, blobs: BinaryStore | None = None) -> None:
         self.registry = registry
+        self.blobs = blobs  # where the flows keep binary content (a store's blob area)
         self._flows: dict[Hashable, Flow] = {}
         self._checked: set[Hashable] = set()
 
@@ -41,7 +45,8 @@ class FlowCache:
             self._checked.add(key)
         flow = self._flows.get(key)
         if flow is None:
-            flow = self._flows[key] = load(document, registry=self.registry)
+            services = dataclasses.replace(default_services(), blobs=self.blobs)
+            flow = self._flows[key] = load(document, registry=self.registry, services=services)
         return flow
 
     async def of(self, store: Store, record: RunRecord) -> Flow:

@@ -62,7 +62,7 @@ class RunService:
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
         self.observer = observer
-        self.flows = FlowCache(self.registry)
+        self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
 

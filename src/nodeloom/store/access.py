@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from nodeloom.store.blobs import BlobInfo
 from nodeloom.store.database import Database
 from nodeloom.store.errors import NotFoundError
-from nodeloom.store.packing import JSON_MIME, UNIT, Layout, Packed, Packer, has_refs, loads
+from nodeloom.store.packing import UNIT, Layout, Packed, Packer, has_refs, loads
 from nodeloom.store.records import RUN_STATES, RunRecord
 from nodeloom.store.schema import Blob, BlobRef, Document, Flow, Run
 
@@ -136,7 +136,7 @@ class Access:
             (
                 self._insert(Blob).on_conflict_do_nothing(),
                 [
-                    {"sha256": sha, "size": info.size, "mime": JSON_MIME, "created_at": at}
+                    {"sha256": sha, "size": info.size, "mime": info.mime, "created_at": at}
                     for sha, info in blobs.items()
                 ],
             ),

@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import hmac
 import json
 import mmap
 import os
 import re
+import secrets
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -30,12 +32,18 @@ _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 DIGEST = re.compile(r"[0-9a-f]{64}")  # a blob's name: its sha256 in lowercase hex
 
 
+JSON_MIME = "application/json"
+_KEY_FILE = "key"  # beside the blob folders: the secret that signs binary references
+
+
 @dataclass(frozen=True, slots=True)
 class BlobInfo:
-    """A blob that was written (or already existed): its sha256 and size in bytes."""
+    """A blob that was written (or already existed): its sha256, size in bytes, and the
+    media type of its content (JSON for the store's large values)."""
 
     sha256: str
     size: int
+    mime: str = JSON_MIME
 
 
 class BlobDir:
@@ -44,6 +52,7 @@ class BlobDir:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.tmp = root / "tmp"
+        self._secret: bytes | None = None
 
     def path(self, sha256: str) -> Path:
         """The file of a blob. The digest must be 64 lowercase hex digits and the file lie
@@ -60,37 +69,57 @@ class BlobDir:
 
     def write_chunks(self, chunks: Iterable[str]) -> BlobInfo:
         """Write text chunks (UTF-8) as one blob; memory stays at about one CHUNK."""
-        digest = hashlib.sha256()
-        size = 0
-        tmp: str | None = None
+        return self.write_bytes(_encoded(chunks))
+
+    def write_bytes(self, chunks: Iterable[bytes], mime: str = JSON_MIME) -> BlobInfo:
+        """Write byte chunks as one blob; memory stays at about one chunk."""
+        writer = self.writer(mime)
         try:
-            self.tmp.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.tmp, suffix=".part")
-            with os.fdopen(fd, "wb") as file:
-                for data in _encoded(chunks):
-                    digest.update(data)
-                    file.write(data)
-                    size += len(data)
-                file.flush()
-                os.fsync(file.fileno())
-            sha256 = digest.hexdigest()
-            final = self.path(sha256)
-            if final.exists():
-                os.utime(final)  # fresh: a concurrent prune keeps it
-                os.unlink(tmp)
-            else:
-                final.parent.mkdir(exist_ok=True)
-                os.replace(tmp, final)
-            tmp = None
-            return BlobInfo(sha256, size)
-        except OSError as exc:
-            raise self._error(exc) from exc
-        finally:
-            if tmp is not None:
-                _unlink(Path(tmp))
+            for data in chunks:
+                writer.write(data)
+        except BaseException:
+            writer.abort()
+            raise
+        return writer.finish()
+
+    def writer(self, mime: str = JSON_MIME) -> BlobWriter:
+        """A blob written piece by piece (`write`, then `finish` or `abort`)."""
+        return BlobWriter(self, mime)
 
     def write_text(self, text: str) -> BlobInfo:
         return self.write_chunks(text[i : i + CHUNK] for i in range(0, max(len(text), 1), CHUNK))
+
+    def sign(self, sha256: str) -> str:
+        """The signature of a binary reference to this blob: an HMAC of the digest under
+        this store's key. Only the store mints it, so a reference typed or forged
+        elsewhere (a webhook's JSON, a Code node's result) names no blob."""
+        return hmac.new(self._key(), sha256.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def signed(self, sha256: str, signature: Any) -> bool:
+        return isinstance(signature, str) and hmac.compare_digest(self.sign(sha256), signature)
+
+    def _key(self) -> bytes:
+        """This store's 32-byte key, made once (written whole, then linked into place: a
+        racing process reads either no key or the whole one)."""
+        if self._secret is None:
+            path = self.root / _KEY_FILE
+            try:
+                if not path.exists():
+                    self.tmp.mkdir(parents=True, exist_ok=True)
+                    fd, tmp = tempfile.mkstemp(dir=self.tmp, suffix=".key")
+                    try:
+                        with os.fdopen(fd, "wb") as file:
+                            file.write(secrets.token_bytes(32))
+                            file.flush()
+                            os.fsync(file.fileno())
+                        with contextlib.suppress(FileExistsError):  # another one won
+                            os.link(tmp, path)
+                    finally:
+                        _unlink(Path(tmp))
+                self._secret = path.read_bytes()
+            except OSError as exc:
+                raise self._error(exc) from exc
+        return self._secret
 
     def load(self, sha256: str) -> Any:
         """The blob's JSON value. The file is mapped, not read: the only copies in memory
@@ -167,6 +196,54 @@ class BlobDir:
             f"cannot use the blob directory {self.root}: {exc}. Check that it exists and "
             "is writable (Store.open(blob_dir=...))"
         )
+
+
+class BlobWriter:
+    """One blob written in pieces: to a temporary file in `tmp/`, hashed on the way;
+    `finish` fsyncs it and renames it to its digest (the same content is kept once)."""
+
+    def __init__(self, blobs: BlobDir, mime: str = JSON_MIME) -> None:
+        self.blobs = blobs
+        self.mime = mime
+        self.size = 0
+        self._digest = hashlib.sha256()
+        try:
+            blobs.tmp.mkdir(parents=True, exist_ok=True)
+            fd, self._tmp = tempfile.mkstemp(dir=blobs.tmp, suffix=".part")
+        except OSError as exc:
+            raise blobs._error(exc) from exc
+        self._file = os.fdopen(fd, "wb")
+
+    def write(self, data: bytes) -> None:
+        self._digest.update(data)
+        try:
+            self._file.write(data)
+        except OSError as exc:
+            raise self.blobs._error(exc) from exc
+        self.size += len(data)
+
+    def finish(self) -> BlobInfo:
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            sha256 = self._digest.hexdigest()
+            final = self.blobs.path(sha256)
+            if final.exists():
+                os.utime(final)  # fresh: a concurrent prune keeps it
+                os.unlink(self._tmp)
+            else:
+                final.parent.mkdir(exist_ok=True)
+                os.replace(self._tmp, final)
+        except OSError as exc:
+            self.abort()
+            raise self.blobs._error(exc) from exc
+        return BlobInfo(sha256, self.size, self.mime)
+
+    def abort(self) -> None:
+        """Remove the temporary file (nothing was stored)."""
+        self._file.close()
+        _unlink(Path(self._tmp))
 
 
 def _encoded(chunks: Iterable[str]) -> Iterator[bytes]:

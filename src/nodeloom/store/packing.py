@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from nodeloom.store.binary import claimed_digest
 from nodeloom.store.blobs import DIGEST, BlobDir, BlobInfo
 from nodeloom.values import BinaryRef, DataValue, json_default
 
@@ -38,6 +39,9 @@ REF_PREFIX = "blob:"
 REF_KEY = "$ref"
 LITERAL = "literal"  # the `$ref` of a wrapped value (see the module docstring)
 _REF_MARK = '"$ref":'  # in a column's text: a reference or a wrapped value may be there
+_BLOB_MARK = '"$ref":"blob:'  # ... a blob reference may be there
+_SIG_MARK = '"sig":'  # ... a signed binary one (nodeloom.store.binary) may be there
+
 DEFAULT_THRESHOLD = 256 * 1024
 STREAM_ABOVE = 4 * 1024 * 1024  # larger values are never held as one JSON string
 _PIECE = 1 << 16
@@ -90,7 +94,11 @@ class Packer:
         cheap enough for the event loop); None means: call `pack` (in a thread)."""
         if estimate(value, self.threshold) > self.threshold:
             return None
-        text = _text(value, layout)
+        text = dumps(value)
+        if _REF_MARK in text:
+            if _BLOB_MARK in text and _SIG_MARK in text:
+                return None  # may hold a signed binary reference: `pack` records it
+            text = dumps(escape(value, layout))
         return text if len(text) <= self.threshold else None
 
     def pack(self, value: Any, layout: Layout = UNIT) -> Packed:
@@ -100,6 +108,27 @@ class Packer:
         blobs: list[BlobInfo] = []
         return Packed(self._pack(value, layout, blobs), blobs)
 
+    def binary_refs(self, value: Any) -> list[BlobInfo]:
+        """The binary blob references this store signed that `value` holds, anywhere in
+        it (docs/files.md): the run that stores the value holds those blobs."""
+        found: list[BlobInfo] = []
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, DataValue):
+                stack.append(item.value)
+            elif isinstance(item, dict):
+                digest = claimed_digest(item)
+                if digest is not None:
+                    if self.blobs.signed(digest, item.get("sig")):
+                        mime = item.get("mime") if isinstance(item.get("mime"), str) else ""
+                        found.append(BlobInfo(digest, int(item.get("size") or 0), mime))
+                else:
+                    stack.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+        return found
+
     def _pack(self, value: Any, layout: Layout, blobs: list[BlobInfo]) -> str:
         if claims_ref(value):
             layout = UNIT  # wrapped whole (or written whole to a blob, unwrapped)
@@ -108,6 +137,8 @@ class Packer:
             raw = dumps(value)
             text = dumps(escape(value, layout)) if _REF_MARK in raw else raw
             if len(text) <= self.threshold:
+                if _BLOB_MARK in raw and _SIG_MARK in raw:
+                    blobs.extend(self.binary_refs(value))
                 return text
         if layout is not None and isinstance(value, dict):
             parts = []
@@ -119,6 +150,8 @@ class Packer:
             raw = dumps(value)
         info = self.blobs.write_text(raw) if raw is not None else self._stream(value)
         blobs.append(info)
+        if raw is None or (_BLOB_MARK in raw and _SIG_MARK in raw):  # held inside the blob
+            blobs.extend(self.binary_refs(value))
         return dumps(BinaryRef(REF_PREFIX + info.sha256, JSON_MIME, info.size).to_json())
 
     def _stream(self, value: Any) -> BlobInfo:
@@ -181,12 +214,6 @@ def escape(value: Any, layout: Layout = UNIT) -> Any:
             for key, item in value.items()
         }
     return value
-
-
-def _text(value: Any, layout: Layout) -> str:
-    """The column text of a value that stays in its row: `dumps`, look-alikes wrapped."""
-    text = dumps(value)
-    return dumps(escape(value, layout)) if _REF_MARK in text else text
 
 
 def has_refs(text: str | None) -> bool:

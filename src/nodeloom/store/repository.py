@@ -15,21 +15,25 @@ reads resolve them unless called with `resolve=False`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.paths import data_dir
 from nodeloom.store import migrator
-from nodeloom.store.blobs import BlobDir
+from nodeloom.store.binary import BinaryBlobs
+from nodeloom.store.blobs import DIGEST, BlobDir
 from nodeloom.store.control import Control
 from nodeloom.store.database import Database
 from nodeloom.store.flows import Flows
 from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
 from nodeloom.store.runs import Runs
+from nodeloom.store.schema import Blob, BlobRef
 from nodeloom.store.timeline import Timeline
 from nodeloom.store.timers import Timers
 from nodeloom.store.url import database_url, safe_url
@@ -118,3 +122,34 @@ class Store(Flows, Runs, Control, Timeline, Workers, Timers):
     def blob_dir(self) -> Path:
         """This store's blob folder."""
         return self._blobs.root
+
+    @property
+    def binaries(self) -> BinaryBlobs:
+        """Binary content (uploads, downloads) kept in the blob folder by digest, as nodes
+        see it (`Services.blobs`; nodeloom.store.binary)."""
+        return BinaryBlobs(self._blobs)
+
+    async def run_blob(self, run_id: str, sha256: str) -> tuple[Path, int, str] | None:
+        """The file, size and media type of a blob that run `run_id` holds (a value of
+        the run's referenced it), else None: a digest the run never held, malformed, or
+        pruned."""
+        if DIGEST.fullmatch(sha256 or "") is None:
+            return None
+
+        async def work(conn: AsyncConnection) -> tuple[int, str] | None:
+            row = (
+                await conn.execute(
+                    select(Blob.size, Blob.mime)
+                    .join(BlobRef, BlobRef.sha256 == Blob.sha256)
+                    .where(BlobRef.run_id == run_id, Blob.sha256 == sha256)
+                )
+            ).first()
+            return None if row is None else (row.size, row.mime)
+
+        found = await self._db.read(work)
+        if found is None:
+            return None
+        path = self._blobs.path(sha256)
+        if not await asyncio.to_thread(path.is_file):
+            return None
+        return path, found[0], found[1]

@@ -6,11 +6,20 @@ inside the engine (expressions, events, retries), build a graph and use `nodeloo
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from nodeloom.plugins.contract import DataValue, Event, ExecutionResult
+from nodeloom.plugins.contract import DataValue, Event, ExecutionResult, Services
+
+
+def _services() -> Services:
+    """Services that point nowhere real: give your own (e.g. with a store's `binaries`
+    as `blobs`) when the node under test keeps something."""
+    folder = Path(tempfile.gettempdir()) / "nodeloom-executor-context"
+    return Services(data_dir=folder, session_db_file=folder / "sessions.db")
 
 
 @dataclass
@@ -25,6 +34,7 @@ class ExecutorContext:
     state: dict[str, Any] = field(default_factory=dict)
     upstream_outputs: dict[str, Any] = field(default_factory=dict)
     port_sources: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    services: Services = field(default_factory=_services)
 
     def upstream(self) -> dict[str, Any]:
         return dict(self.upstream_outputs)

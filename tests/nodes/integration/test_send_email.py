@@ -13,9 +13,11 @@ from nodeloom.errors import GraphError, NodeError
 from nodeloom.nodes.integration.send_email.definition import definition
 from nodeloom.nodes.integration.send_email.executor import executor
 from nodeloom.paths import data_dir
+from nodeloom.plugins.contract import Services
 from nodeloom.secrets import Vault
+from nodeloom.store import Store
 from nodeloom.testing.builders import chain, node
-from nodeloom.testing.context import call_executor
+from nodeloom.testing.context import ExecutorContext, call_executor
 from nodeloom.testing.smtp import SmtpServer, smtp_server
 
 PDF = b"%PDF-1.7\n" + bytes(range(256)) * 40 + b"\n%%EOF"
@@ -197,3 +199,33 @@ async def test_a_graph_sends_with_the_account_from_a_credential_and_redacts_it(
     [attachment] = list(received.message.iter_attachments())
     assert attachment.get_content() == PDF
     assert server.password not in json.dumps([e.to_json() for e in sink.events], default=str)
+
+
+async def test_an_upload_kept_in_the_run_store_is_attached_intact(server, tmp_path: Path) -> None:
+    store = await Store.open(f"sqlite:///{tmp_path / 'n.db'}", blob_dir=tmp_path / "blobs")
+    try:
+        writer = store.binaries.writer("scan.pdf", "application/pdf")
+        writer.write(PDF)
+        ref = writer.finish()
+        unused = tmp_path / "unused"
+        context = ExecutorContext(
+            node_type="send-email",
+            services=Services(unused, unused / "s.db", blobs=store.binaries),
+        )
+        data = {
+            "account": server.url,
+            "from": "bot@example.com",
+            "to": "ada@example.com",
+            "text": "hi",
+            "attachments": [ref],
+        }
+        await call_executor(executor, data, {}, context)
+        with pytest.raises(NodeError) as caught:  # the same reference, its signature forged
+            forged = {**ref, "sig": "0" * 32}
+            await call_executor(executor, {**data, "attachments": [forged]}, {}, context)
+        assert caught.value.details == {"field": "attachments"}
+    finally:
+        await store.close()
+    [received] = server.messages
+    [attachment] = list(received.message.iter_attachments())
+    assert (attachment.get_filename(), attachment.get_content()) == ("scan.pdf", PDF)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,10 @@ import nodeloom
 from nodeloom.errors import NodeError
 from nodeloom.nodes.integration.write_file.definition import definition
 from nodeloom.nodes.integration.write_file.executor import executor
+from nodeloom.plugins.contract import Services
+from nodeloom.store import Store
 from nodeloom.testing.builders import chain, node
-from nodeloom.testing.context import call_executor
+from nodeloom.testing.context import ExecutorContext, call_executor
 
 
 @pytest.fixture
@@ -146,3 +149,52 @@ async def test_read_file_then_write_file_copies_a_binary_file_in_a_graph(root: P
     assert result.error is None, result.error
     assert result.outputs["save"]["output"] == {"path": "backup/photo.png", "size": 1008}
     assert (root / "backup" / "photo.png").read_bytes() == (root / "photo.png").read_bytes()
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(f"sqlite:///{tmp_path / 'n.db'}", blob_dir=tmp_path / "blobs")
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+def with_blobs(store: Store) -> ExecutorContext:
+    unused = Path("unused")
+    services = Services(unused, unused / "s.db", blobs=store.binaries)
+    return ExecutorContext(node_type="write-file", services=services)
+
+
+async def test_a_blob_reference_of_the_run_store_is_copied_byte_for_byte(
+    root: Path, store: Store
+) -> None:
+    payload = b"PK\x03\x04" + bytes(range(256)) * 5000
+    writer = store.binaries.writer("bundle.zip")
+    for start in range(0, len(payload), 4096):
+        writer.write(payload[start : start + 4096])
+    ref = writer.finish()
+    result, _ = await call_executor(
+        executor, {"path": f"out/{ref['name']}", "content": ref}, {}, with_blobs(store)
+    )
+    assert result.outputs["output"] == {"path": "out/bundle.zip", "size": len(payload)}
+    assert (root / "out" / "bundle.zip").read_bytes() == payload
+
+
+async def test_a_blob_reference_the_store_did_not_sign_is_refused(root: Path, store: Store) -> None:
+    ref = store.binaries.writer("x.bin")
+    ref.write(b"someone else's")
+    real = ref.finish()
+    for forged in ({**real, "sig": "0" * 32}, {k: v for k, v in real.items() if k != "sig"}):
+        with pytest.raises(NodeError) as caught:
+            await call_executor(
+                executor, {"path": "leak.bin", "content": forged}, {}, with_blobs(store)
+            )
+        assert (caught.value.code, caught.value.details["field"]) == (
+            "invalid_parameter",
+            "content",
+        )
+        assert "cannot be read" in str(caught.value)
+    assert not (root / "leak.bin").exists()
+    error = await refused({"path": "leak.bin", "content": real})  # a run without a store
+    assert "without a run store" in str(error)

@@ -182,7 +182,7 @@ async def call_hook(webhook_path: str, request: Request, state: State) -> JSONRe
             f"Webhook Trigger with path {path!r} in it",
         )
     trigger = {
-        "body": await _body(request),
+        "body": await _body(request, state),
         "headers": {k: v for k, v in request.headers.items() if k != hook.secret_header.lower()},
         "query": dict(request.query_params),
         "message": "",
@@ -260,12 +260,12 @@ def _result_of(hook: Hook, result: RunResult) -> Any:
     }
 
 
-async def _body(request: Request) -> Any:
-    """The body: parsed JSON when it says it is JSON, a form whose files are file
+async def _body(request: Request, state: ServerState) -> Any:
+    """The body: parsed JSON when it says it is JSON, a form whose files are blob
     references when it is multipart/form-data (see nodeloom.server.uploads), else text;
     None when empty."""
     if is_multipart(request):
-        return await multipart_body(request)
+        return await multipart_body(request, state.store.binaries)
     raw = await request.body()
     if not raw:
         return None

@@ -1,12 +1,13 @@
 """HTTP Request and binary content: a non-text answer kept as a file, a file sent.
 
-With a files root (NODELOOM_FILES_ROOT, docs/files.md), an answer whose media type is not
-text or JSON is never decoded: it is streamed to `downloads/<sha256>/<name>` under the
-root and the answer's `body` is its file reference (up to MAX_DOWNLOAD_BYTES, memory a
-chunk at a time). Without a files root, such an answer is read as before (text, 10 MB).
-A file reference as the request's `body` sends the file's bytes (up to 10 MB), with its
-media type as Content-Type; with `multipart`, `body` is an object of fields, text or file
-references (file parts).
+An answer whose media type is not text or JSON is never decoded: in a run recorded in a
+run store it is streamed into the store's blob area (the answer's `body` is a `blob:`
+reference), else, with a files root (NODELOOM_FILES_ROOT, docs/files.md), to
+`downloads/<sha256>/<name>` under the root (a `file:` reference); up to
+MAX_DOWNLOAD_BYTES, memory a chunk at a time. With neither, such an answer is read as
+before (text, 10 MB). A reference of either kind as the request's `body` sends its bytes
+(up to 10 MB), with its media type as Content-Type; with `multipart`, `body` is an object
+of fields, text or references (file parts).
 """
 
 from __future__ import annotations
@@ -22,17 +23,9 @@ from urllib.parse import unquote
 import httpx
 
 from nodeloom.errors import NodeError
-from nodeloom.files import (
-    ENV_ROOT,
-    Keeper,
-    is_ref,
-    kind_of_mime,
-    open_file,
-    parent_dir,
-    ref_path,
-    split,
-)
+from nodeloom.files import ENV_ROOT, Keeper, kind_of_mime, open_content, ref_path
 from nodeloom.net import ResponseTooLargeError, display_url
+from nodeloom.plugins.contract import BinaryStore
 
 DOWNLOADS = "downloads"
 MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024
@@ -40,16 +33,25 @@ _BUFFER = 1024 * 1024
 _FILENAME = re.compile(r"""filename\*?=(?:UTF-8'')?"?([^";]+)"?""", re.IGNORECASE)
 
 
-def keeps_as_file(response: httpx.Response) -> bool:
-    """A binary answer, and a files root to keep it in."""
+def keeps_as_file(response: httpx.Response, blobs: BinaryStore | None = None) -> bool:
+    """A binary answer, and a run store or a files root to keep it in."""
     mime = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     binary = kind_of_mime(mime or "application/octet-stream") == "binary"
-    return binary and bool(os.environ.get(ENV_ROOT)) and response.request.method != "HEAD"
+    somewhere = blobs is not None or bool(os.environ.get(ENV_ROOT))
+    return binary and somewhere and response.request.method != "HEAD"
 
 
-async def download(response: httpx.Response, *, max_bytes: int) -> dict[str, Any]:
-    """Stream the answer into downloads/<sha256>/<name>; its file reference."""
-    keeper = await asyncio.to_thread(Keeper, DOWNLOADS, _name(response))
+async def download(
+    response: httpx.Response, *, max_bytes: int, blobs: BinaryStore | None = None
+) -> dict[str, Any]:
+    """Stream the answer into the run store's blob area (a blob reference), else into
+    downloads/<sha256>/<name> under the files root (a file reference)."""
+    content_type = response.headers.get("content-type")
+    keeper: Any
+    if blobs is not None:
+        keeper = await asyncio.to_thread(blobs.writer, _name(response), content_type)
+    else:
+        keeper = await asyncio.to_thread(Keeper, DOWNLOADS, _name(response))
     pending = bytearray()
     try:
         async for chunk in response.aiter_bytes():
@@ -69,30 +71,25 @@ async def download(response: httpx.Response, *, max_bytes: int) -> dict[str, Any
     except BaseException:
         await asyncio.to_thread(keeper.abort)
         raise
-    return await asyncio.to_thread(keeper.finish, response.headers.get("content-type"))
+    if blobs is not None:
+        return await asyncio.to_thread(keeper.finish)
+    return await asyncio.to_thread(keeper.finish, content_type)
 
 
-def file_body(value: Any, max_bytes: int) -> tuple[bytes, str] | None:
-    """The bytes and media type of a file reference given as the body, else None."""
-    if not is_ref(value):
+def file_body(
+    value: Any, max_bytes: int, blobs: BinaryStore | None = None
+) -> tuple[bytes, str] | None:
+    """The bytes and media type of a file or blob reference given as the body, else
+    None."""
+    opened = open_content(value, blobs, "body")
+    if opened is None:
         return None
-    path = ref_path(value)
-    if path is None:
-        raise NodeError(
-            "body is a reference HTTP Request cannot send (only `file:` references under the "
-            "files root); read it with Read File first.",
-            code="invalid_parameter",
-            retryable=False,
-            details={"field": "body"},
-        )
-    parts = split(path, "body")
-    with parent_dir(parts, path, create=False) as parent:
-        fd = open_file(parent, parts[-1], os.O_RDONLY, path)
-    with os.fdopen(fd, "rb") as file:
+    with opened as file:
         content = file.read(max_bytes + 1)
     if len(content) > max_bytes:
+        shown = ref_path(value) or str(value.get("name") if isinstance(value, dict) else "")
         raise NodeError(
-            f"the file {path!r} is larger than {max_bytes // (1024 * 1024)} MB, the most "
+            f"the content {shown!r} is larger than {max_bytes // (1024 * 1024)} MB, the most "
             "HTTP Request sends as a body.",
             code="invalid_parameter",
             retryable=False,
@@ -102,7 +99,9 @@ def file_body(value: Any, max_bytes: int) -> tuple[bytes, str] | None:
     return content, str(mime or "application/octet-stream")
 
 
-def multipart_body(value: Any, max_bytes: int) -> tuple[bytes, str]:
+def multipart_body(
+    value: Any, max_bytes: int, blobs: BinaryStore | None = None
+) -> tuple[bytes, str]:
     """`{field: text or file reference}` as multipart/form-data (files as file parts)."""
     if not isinstance(value, dict) or not value:
         raise NodeError(
@@ -117,7 +116,7 @@ def multipart_body(value: Any, max_bytes: int) -> tuple[bytes, str]:
     size = 0
     for name, item in value.items():
         for one in item if isinstance(item, list) else [item]:
-            sent = file_body(one, max_bytes - size)
+            sent = file_body(one, max_bytes - size, blobs)
             if sent is not None:
                 content, mime = sent
                 filename = one.get("name") if isinstance(one, dict) else None

@@ -27,7 +27,7 @@ from nodeloom.nodes.integration.http_request.binary import (
     keeps_as_file,
     multipart_body,
 )
-from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.plugins.contract import BinaryStore, DataValue, ExecutionResult, FlowContext
 from nodeloom.values import kind_of
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
@@ -97,13 +97,16 @@ class HttpRequestExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        request = _read_parameters(data)
-        status, answer = await self._send(request)
+        blobs = context.services.blobs
+        request = await asyncio.to_thread(_read_parameters, data, blobs)
+        status, answer = await self._send(request, blobs)
         outputs: dict[str, Any] = {"status": status}
         outputs["error" if status >= 400 else "response"] = answer
         return ExecutionResult(outputs=outputs)
 
-    async def _send(self, request: _Request) -> tuple[int, dict[str, Any]]:
+    async def _send(
+        self, request: _Request, blobs: BinaryStore | None = None
+    ) -> tuple[int, dict[str, Any]]:
         policy = Policy(allow_private=request.allow_private, how_to_allow=HOW_TO_ALLOW)
         budget = request.timeout - min(TIMEOUT_MARGIN, request.timeout / 20)
         try:
@@ -121,8 +124,10 @@ class HttpRequestExecutor:
                     resolver=self.resolver,
                     transport=self.transport,
                 ) as response:
-                    if keeps_as_file(response):
-                        kept = await download(response, max_bytes=self.max_download_bytes)
+                    if keeps_as_file(response, blobs):
+                        kept = await download(
+                            response, max_bytes=self.max_download_bytes, blobs=blobs
+                        )
                         return response.status_code, _answer(response, kept)
                     body = await read_body(response, max_bytes=self.max_response_bytes)
                     return response.status_code, _answer(response, _parse_body(response, body))
@@ -191,7 +196,7 @@ def _invalid(field: str, message: str) -> NodeError:
     return NodeError(message, code="invalid_parameter", retryable=False, details={"field": field})
 
 
-def _read_parameters(data: Mapping[str, Any]) -> _Request:
+def _read_parameters(data: Mapping[str, Any], blobs: BinaryStore | None = None) -> _Request:
     method = data.get("method") or "GET"
     if not isinstance(method, str) or method.upper() not in METHODS:
         shown = method if isinstance(method, str) else type(method).__name__
@@ -204,9 +209,9 @@ def _read_parameters(data: Mapping[str, Any]) -> _Request:
         )
     headers = _read_headers(data.get("headers"))
     if _read_flag(data, "multipart", default=False):
-        content, content_type = multipart_body(data.get("body"), MAX_RESPONSE_BYTES)
+        content, content_type = multipart_body(data.get("body"), MAX_RESPONSE_BYTES, blobs)
     else:
-        content, content_type = _read_body(data.get("body"))
+        content, content_type = _read_body(data.get("body"), blobs)
     if content_type and not any(name.lower() == "content-type" for name in headers):
         headers["Content-Type"] = content_type
     return _Request(
@@ -271,12 +276,12 @@ def _read_query(value: Any) -> dict[str, Any]:
     return {str(key): item for key, item in value.items()}
 
 
-def _read_body(value: Any) -> tuple[bytes | None, str | None]:
+def _read_body(value: Any, blobs: BinaryStore | None) -> tuple[bytes | None, str | None]:
     """The body as bytes and its default Content-Type: text as text, a file reference as
     the file's bytes, the rest as JSON."""
     if value is None or value == "":
         return None, None
-    sent = file_body(value, MAX_RESPONSE_BYTES)
+    sent = file_body(value, MAX_RESPONSE_BYTES, blobs)
     if sent is not None:
         return sent
     if isinstance(value, str):

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from nodeloom.errors import NodeError
-from nodeloom.files import detect_mime, file_ref, kind_of_mime, open_file, parent_dir, split
+from nodeloom.files import detect_mime, file_ref, file_target, kind_of_mime, open_read
 from nodeloom.nodes.integration.read_file.definition import READ_AS
 from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
 
@@ -23,23 +23,14 @@ class ReadFileExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        read_as = data.get("as") or "auto"
-        if read_as not in READ_AS:
-            raise NodeError(
-                f"Read File `as` must be one of {', '.join(READ_AS)}; got {read_as!r}.",
-                code="invalid_parameter",
-                retryable=False,
-                details={"field": "as"},
-            )
-        path = data.get("path")
-        parts = split(path)
-        return ExecutionResult({"output": await asyncio.to_thread(read, parts, path, read_as)})
+        target = file_target(data, "Read File", "as", READ_AS, "auto")
+        read_as = target.choice
+        output = await asyncio.to_thread(read, target.path, target.parts, read_as)
+        return ExecutionResult({"output": output})
 
 
-def read(parts: list[str], path: str, read_as: str) -> Any:
-    with parent_dir(parts, path, create=False) as parent:
-        fd = open_file(parent, parts[-1], os.O_RDONLY, path)
-    with os.fdopen(fd, "rb") as file:
+def read(path: str, parts: list[str], read_as: str) -> Any:
+    with open_read(path) as file:
         size = os.fstat(file.fileno()).st_size
         head = file.read(_HEAD)
         mime = detect_mime(parts[-1], head)

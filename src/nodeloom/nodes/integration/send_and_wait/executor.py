@@ -31,7 +31,7 @@ class SendAndWaitExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        outgoing = await compose(data)
+        outgoing = await compose(data, context.services.blobs)
         base = public_url()
         timeout = data.get("timeout") or DEFAULT_TIMEOUT
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:

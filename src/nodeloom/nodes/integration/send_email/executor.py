@@ -19,7 +19,7 @@ class SendEmailExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        outgoing = await compose(data)
+        outgoing = await compose(data, context.services.blobs)
         message = outgoing.message()
         timeout = float(data.get("timeout") or DEFAULT_TIMEOUT)
         await deliver(

@@ -4,7 +4,6 @@ the MIME message with its attachments."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.headerregistry import Address
@@ -14,7 +13,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from nodeloom.errors import NodeError
-from nodeloom.files import open_file, parent_dir, ref_path, split
+from nodeloom.files import open_content, ref_path
+from nodeloom.plugins.contract import BinaryStore
 from nodeloom.values import kind_of
 
 MAX_ATTACHMENTS_BYTES = 25 * 1024 * 1024
@@ -124,25 +124,24 @@ def build(
     return message
 
 
-def read_attachments(value: Any) -> list[tuple[str, str, bytes]]:
-    """(name, mime, bytes) of each file reference, read from under the files root."""
+def read_attachments(value: Any, blobs: BinaryStore | None = None) -> list[tuple[str, str, bytes]]:
+    """(name, mime, bytes) of each reference: a file under the files root or a blob of the
+    run store (an upload, a download)."""
     if value is None or value == "":
         return []
     items = value if isinstance(value, list) else [value]
     found: list[tuple[str, str, bytes]] = []
     total = 0
     for index, item in enumerate(items):
-        path = ref_path(item)
-        if path is None:
+        opened = open_content(item, blobs, "attachments")
+        if opened is None:
             raise invalid(
                 "attachments",
-                f"attachment {index} is {kind_of(item)}, not a file reference; attach files "
-                'read with Read File (as: binary), e.g. {"$ref": "file:reports/q3.pdf"}.',
+                f"attachment {index} is {kind_of(item)}, not a file reference; attach an "
+                "upload, a download or a file read with Read File (as: binary), e.g. "
+                '{"$ref": "file:reports/q3.pdf"}.',
             )
-        parts = split(path, "attachments")
-        with parent_dir(parts, path, create=False) as parent:
-            fd = open_file(parent, parts[-1], os.O_RDONLY, path)
-        with os.fdopen(fd, "rb") as file:
+        with opened as file:
             content = file.read(MAX_ATTACHMENTS_BYTES - total + 1)
         total += len(content)
         if total > MAX_ATTACHMENTS_BYTES:
@@ -152,7 +151,7 @@ def read_attachments(value: Any) -> list[tuple[str, str, bytes]]:
                 "servers refuse such mail. Send a link instead.",
             )
         meta = item if isinstance(item, Mapping) else {}
-        name = str(meta.get("name") or parts[-1])
+        name = str(meta.get("name") or (ref_path(item) or "attachment").rsplit("/", 1)[-1])
         mime = str(meta.get("mime") or "application/octet-stream")
         found.append((name, mime, content))
     return found
@@ -192,7 +191,7 @@ class Outgoing:
         )
 
 
-async def compose(data: Mapping[str, Any]) -> Outgoing:
+async def compose(data: Mapping[str, Any], blobs: BinaryStore | None = None) -> Outgoing:
     """The node's parameters, checked, with the attachments read (in a thread)."""
     account = read_account(data.get("account"))
     to = addresses(data.get("to"), "to")
@@ -215,7 +214,7 @@ async def compose(data: Mapping[str, Any]) -> Outgoing:
         subject=subject,
         text=text,
         html=html,
-        attachments=await asyncio.to_thread(read_attachments, data.get("attachments")),
+        attachments=await asyncio.to_thread(read_attachments, data.get("attachments"), blobs),
     )
 
 

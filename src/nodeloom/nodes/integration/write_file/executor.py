@@ -1,8 +1,9 @@
 """Write File: encode the content, then write it through `nodeloom.files` in a thread.
 
 `overwrite` writes a temporary file beside the target and renames it over the target,
-so a reader never sees half a file. The content of a file reference is copied in
-chunks: a file of any size passes with a few MB of memory.
+so a reader never sees half a file. The content of a reference, a file under the root
+(`file:`) or a blob of the run store (`blob:`, e.g. a webhook upload), is copied in
+chunks: content of any size passes with a few MB of memory.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import contextlib
 import json
 import os
 import secrets
-from typing import Any
+from typing import Any, BinaryIO
 
 from nodeloom.errors import NodeError
-from nodeloom.files import is_ref, open_file, parent_dir, ref_path, split
+from nodeloom.files import file_target, is_ref, open_content, open_file, parent_dir
 from nodeloom.nodes.integration.write_file.definition import WRITE_MODES
-from nodeloom.plugins.contract import DataValue, ExecutionResult, FlowContext
+from nodeloom.plugins.contract import BinaryStore, DataValue, ExecutionResult, FlowContext
 
 CHUNK = 1024 * 1024
 _OPEN = {
@@ -33,38 +34,21 @@ class WriteFileExecutor:
     async def execute(
         self, data: dict[str, Any], inputs: dict[str, DataValue], context: FlowContext
     ) -> ExecutionResult:
-        mode = data.get("mode") or "create"
-        if mode not in WRITE_MODES:
-            raise NodeError(
-                f"Write File mode must be one of {', '.join(WRITE_MODES)}; got {mode!r}.",
-                code="invalid_parameter",
-                retryable=False,
-                details={"field": "mode"},
-            )
-        path = data.get("path")
-        parts = split(path)
+        target = file_target(data, "Write File", "mode", WRITE_MODES, "create")
+        path, parts, mode = target.path, target.parts, target.choice
         content = data.get("content")
         if content is None and "input" in inputs:
             content = inputs["input"].value
         source = _source(content, mode)
-        size = await asyncio.to_thread(write, parts, path, mode, source)
+        blobs = context.services.blobs
+        size = await asyncio.to_thread(write, parts, path, mode, source, blobs)
         return ExecutionResult({"output": {"path": "/".join(parts), "size": size}})
 
 
-def _source(content: Any, mode: str) -> bytes | list[str]:
-    """The bytes to write, or the parts of the file reference to copy."""
+def _source(content: Any, mode: str) -> Any:
+    """The bytes to write, or the reference (`file:` or `blob:`) whose content to copy."""
     if is_ref(content):
-        path = ref_path(content)
-        if path is None:
-            raise NodeError(
-                "Write File can copy file references (`file:` under the files root) only; "
-                "this reference points elsewhere (a run-store blob). Read the value as "
-                "JSON instead, or write it with a Code node.",
-                code="invalid_parameter",
-                retryable=False,
-                details={"field": "content"},
-            )
-        return split(path, "content")
+        return content
     if content is None:
         raise NodeError(
             "Write File has nothing to write: set `content`, or wire a value into `input`.",
@@ -89,9 +73,15 @@ def _source(content: Any, mode: str) -> bytes | list[str]:
     return text.encode("utf-8")
 
 
-def write(parts: list[str], path: str, mode: str, source: bytes | list[str]) -> int:
+def write(
+    parts: list[str], path: str, mode: str, source: Any, blobs: BinaryStore | None = None
+) -> int:
     """Write and return the file's size afterwards."""
-    with parent_dir(parts, path, create=True) as parent:
+    opened = None if isinstance(source, bytes) else open_content(source, blobs, "content")
+    with (
+        opened or contextlib.nullcontext() as origin,
+        parent_dir(parts, path, create=True) as parent,
+    ):
         name = parts[-1]
         target = f".{name}.{secrets.token_hex(6)}.tmp" if mode == "overwrite" else name
         try:
@@ -106,7 +96,10 @@ def write(parts: list[str], path: str, mode: str, source: bytes | list[str]) -> 
             ) from None
         try:
             with os.fdopen(fd, "wb") as file:
-                _copy(source, file)
+                if origin is None:
+                    file.write(source)
+                else:
+                    _copy(origin, file)
                 file.flush()
                 size = os.fstat(file.fileno()).st_size
             if mode == "overwrite":
@@ -118,18 +111,12 @@ def write(parts: list[str], path: str, mode: str, source: bytes | list[str]) -> 
     return size
 
 
-def _copy(source: bytes | list[str], file: Any) -> None:
-    if isinstance(source, bytes):
-        file.write(source)
-        return
-    shown = "/".join(source)
-    with parent_dir(source, shown, create=False) as parent:
-        fd = open_file(parent, source[-1], os.O_RDONLY, shown)
-    with os.fdopen(fd, "rb") as origin:
-        left = os.fstat(origin.fileno()).st_size  # a file appended to itself ends here
-        while left > 0 and (chunk := origin.read(min(CHUNK, left))):
-            file.write(chunk)
-            left -= len(chunk)
+def _copy(origin: BinaryIO, file: Any) -> None:
+    """The content of a reference, a chunk at a time."""
+    left = os.fstat(origin.fileno()).st_size  # a file appended to itself ends here
+    while left > 0 and (chunk := origin.read(min(CHUNK, left))):
+        file.write(chunk)
+        left -= len(chunk)
 
 
 def _unlink(parent: int, name: str) -> None:
