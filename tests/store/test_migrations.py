@@ -92,4 +92,4 @@ async def test_a_0001_database_with_a_run_opens_upgraded_with_the_run_intact(
             version = await conn.scalar(text(f"SELECT version_num FROM {VERSION_TABLE}"))
     finally:
         await engine.dispose()
-    assert version == migrator.head() == "0003"
+    assert version == migrator.head() == "0004"

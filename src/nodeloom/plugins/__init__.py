@@ -6,6 +6,7 @@ What a node folder imports (also importable from `nodeloom.plugins.contract`):
     runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
     build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
     services     Services, CredentialSource, UserTool
+    subflows     FlowRunner, SavedFlow, ChildRun, calling_node (runs that start runs)
 
 and what the engine and the server use to load them:
 
@@ -43,8 +44,10 @@ from nodeloom.plugins.runtime import (
     FlowExecutor,
     InputRequest,
     NodeEvent,
+    calling_node,
 )
 from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.plugins.subflows import ChildRun, FlowRunner, SavedFlow
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "AgentResult",
     "BinaryRef",
     "BuildContext",
+    "ChildRun",
     "CredentialSource",
     "DataValue",
     "Event",
@@ -62,6 +66,7 @@ __all__ = [
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "FlowRunner",
     "InputRequest",
     "LoadedExecutor",
     "MetadataResult",
@@ -70,10 +75,12 @@ __all__ = [
     "Parameter",
     "Port",
     "Registry",
+    "SavedFlow",
     "Services",
     "SideEffects",
     "StructuralResult",
     "ToolsResult",
     "UserTool",
+    "calling_node",
     "default_registry",
 ]

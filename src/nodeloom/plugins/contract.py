@@ -54,8 +54,10 @@ from nodeloom.plugins.runtime import (
     FlowExecutor,
     InputRequest,
     NodeEvent,
+    calling_node,
 )
 from nodeloom.plugins.services import CredentialSource, Services, UserTool
+from nodeloom.plugins.subflows import ChildRun, FlowRunner, SavedFlow
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "BinaryRef",
     "BuildContext",
     "CheckFunction",
+    "ChildRun",
     "CredentialSource",
     "DataValue",
     "Event",
@@ -78,6 +81,7 @@ __all__ = [
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "FlowRunner",
     "InputRequest",
     "MetadataResult",
     "NodeDefinition",
@@ -85,10 +89,12 @@ __all__ = [
     "Parameter",
     "ParameterType",
     "Port",
+    "SavedFlow",
     "Services",
     "SideEffects",
     "StructuralResult",
     "ToolsResult",
     "TriggerCheck",
     "UserTool",
+    "calling_node",
 ]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
-from dataclasses import asdict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -30,6 +30,7 @@ from nodeloom.runs.cancels import CancelWatch
 from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_settings
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
+from nodeloom.runs.subflows import Subflows
 from nodeloom.store import RunRecord, RunStateError, Store
 
 RESUMABLE = ("paused", "interrupted")
@@ -47,11 +48,14 @@ class RunService:
         registry: Registry | None = None,
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
+        check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
         self.flows = FlowCache(self.registry)
+        # Child runs; `check` is asked of a saved flow's document before a child run of it.
+        self.subflows = Subflows(store, self.flows, self.start, check)
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
 
@@ -89,9 +93,12 @@ class RunService:
         from_node: str | None = None,
         outputs: Mapping[str, Mapping[str, Any]] | None = None,
         hold: bool = False,
+        parent_run_id: str | None = None,
+        parent_node: str | None = None,
     ) -> RunResult:
         """Run `flow` once, recorded. Arguments as `Flow.run`. A paused run is saved as
-        paused; with `hold` it also stays open here, for `answer()`."""
+        paused; with `hold` it also stays open here, for `answer()`. A child run names
+        the run and node that started it (`parent_run_id`, `parent_node`)."""
         if flow.document is None:
             raise ValueError("a recorded run needs a flow made by nodeloom.load()")
         settings = settings or flow.default_settings()
@@ -104,6 +111,8 @@ class RunService:
             trigger=trigger_data(message, trigger),
             chat_id=chat_id,
             settings=asdict(settings),
+            parent_run_id=parent_run_id,
+            parent_node=parent_node,
         )
         return await self._execute(
             flow,
@@ -274,6 +283,7 @@ class RunService:
                 chat_id=record.chat_id,
                 sink=recorder,
                 checkpoints=recorder,
+                services=replace(flow.services, flows=self.subflows),
                 **arguments,
             )
             return await live.execution.outcome()
@@ -282,7 +292,10 @@ class RunService:
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
         self._cancels.wake()
-        return await self._outcome(live, hold)
+        result = await self._outcome(live, hold)
+        if result.status is RunStatus.FAILED and flow.graph.error_flow:
+            await self.subflows.error_flow(flow.graph.error_flow, record, result)
+        return result
 
     async def _outcome(self, live: LiveRun, hold: bool, resuming: bool = False) -> RunResult:
         """Wait for the run's task and record how it ended (or that it paused). The run

@@ -66,7 +66,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found),
+            runs=RunService(store, found, check=python_tools.check),
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
