@@ -24,6 +24,7 @@ COMMANDS = {
     "test": "nodeloom.cli.flowtests:test_command",
     "eval": "nodeloom.cli.evaluate:eval_command",
     "knowledge": "nodeloom.cli.knowledge:knowledge_command",
+    "mcp": "nodeloom.cli.mcp:mcp_command",
 }
 
 

@@ -9,6 +9,7 @@ parent, in the same store.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,6 +25,12 @@ class SavedFlow:
     version: int
     description: str = ""
     input_schema: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_name(self) -> str:
+        """The flow's name as a tool name: 'Lookup order!' -> 'lookup_order'."""
+        text = "_".join(re.findall(r"[A-Za-z0-9]+", self.name)).lower() or "flow"
+        return ("flow_" + text if text[0].isdigit() else text)[:64]
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ class Subflows:
         self.check = check
 
     async def find(self, flow: str, version: int | None = None) -> SavedFlow:
-        return (await self._load(flow, version))[0]
+        return (await self.load(flow, version))[0]
 
     async def run_child(
         self,
@@ -67,7 +67,7 @@ class Subflows:
         max_depth: int = 10,
         on_event: Callable[[Event], None] | None = None,
     ) -> ChildRun:
-        saved, compiled = await self._load(flow, version)
+        saved, compiled = await self.load(flow, version)
         chain = await self.chain(parent_run_id)
         if len(chain) > max_depth:
             names = " -> ".join([*chain, saved.name])
@@ -150,7 +150,8 @@ class Subflows:
         flow = await self.flows.of(self.store, record)
         return flow.name or f"run {record.id}"
 
-    async def _load(self, ref: str, version: int | None) -> tuple[SavedFlow, Flow]:
+    async def load(self, ref: str, version: int | None) -> tuple[SavedFlow, Flow]:
+        """The saved flow `ref` (id or name) at `version`, and its compiled Flow."""
         store = self.store
         flow_id = await self._flow_id(ref)
         try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -45,7 +44,7 @@ class FlowToolExecutor:
         ref = str(data.get("flow") or "")
         version = data.get("version")
         saved = await runner.find(ref, version)
-        name = data.get("tool_name") or snake_case(saved.name)
+        name = data.get("tool_name") or saved.tool_name
         description = (
             data.get("description") or saved.description or f"Runs the flow '{saved.name}'."
         )
@@ -124,13 +123,6 @@ def _text(value: Any) -> str:
             if isinstance(value.get(key), str):
                 return str(value[key])
     return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def snake_case(name: str) -> str:
-    """A flow's name as a tool name: 'Lookup order!' -> 'lookup_order'."""
-    words = re.findall(r"[A-Za-z0-9]+", name)
-    text = "_".join(words).lower() or "flow"
-    return ("flow_" + text if text[0].isdigit() else text)[:64]
 
 
 executor = FlowToolExecutor()
