@@ -175,9 +175,12 @@ class Subflows:
         )
 
     async def _flow_id(self, ref: str) -> str:
-        flows = await self.store.list_flows()
-        if any(flow.id == ref for flow in flows):
+        try:
+            await self.store.list_versions(ref)  # an id: one small read
             return ref
+        except NotFoundError:
+            pass
+        flows = await self.store.list_flows()
         named = [flow for flow in flows if flow.name == ref]
         if len(named) == 1:
             return named[0].id
