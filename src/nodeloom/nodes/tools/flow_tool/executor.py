@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from agno.run.agent import CustomEvent
@@ -59,7 +59,9 @@ class FlowToolExecutor:
         return ToolsResult(tools=[function], names=[name], source=f"flow: {saved.name}")
 
 
-def _caller(runner: FlowRunner, flow_id: str, version: int | None, node_id: str, name: str):  # type: ignore[no-untyped-def]
+def _caller(
+    runner: FlowRunner, flow_id: str, version: int | None, node_id: str, name: str
+) -> Callable[..., AsyncIterator[Any]]:
     async def call(**arguments: Any) -> AsyncIterator[Any]:
         trigger = {k: v for k, v in arguments.items() if not k.startswith("_agno_")}
         caller = calling_node.get()
