@@ -39,8 +39,8 @@ RESUMABLE = ("paused", "interrupted")
 class RunService:
     """The one owner of a process's recorded runs: which run is live here (running, or
     paused and held open for an answer), its execution and recorder, the compiled flows
-    (`flows`), and the one poller of cancels asked by other processes. See
-    docs/python.md, "Who owns a live run"."""
+    (`flows`), child runs (`subflows`: `check` vets a saved flow before one), and the one
+    poller of cancels asked by other processes. See docs/python.md, "Who owns a live run"."""
 
     def __init__(
         self,
@@ -54,8 +54,7 @@ class RunService:
         self.registry = registry or default_registry()
         self.heartbeat = heartbeat
         self.flows = FlowCache(self.registry)
-        # Child runs; `check` is asked of a saved flow's document before a child run of it.
-        self.subflows = Subflows(store, self.flows, self.start, check)
+        self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
 
@@ -218,9 +217,11 @@ class RunService:
         """Answer one waiting node of a paused run (id or name): in this process if the
         run is held here, else by resuming it from its record."""
         live = self.live.get(run_id)
-        if live is not None and live.paused:
-            return await self._answer_held(live, node, answer)
-        return await self.resume(run_id, answers={node: answer})
+        if live is None or not live.paused:
+            return await self.resume(run_id, answers={node: answer})
+        result = await self._answer_held(live, node, answer)
+        await self.subflows.after_run(run_id, result)
+        return result
 
     async def cancel(self, run_id: str) -> RunRecord:
         """Cancel a run. Paused or interrupted: ended now. Running here: cancelled now.
@@ -293,8 +294,7 @@ class RunService:
             live.task.cancel()
         self._cancels.wake()
         result = await self._outcome(live, hold)
-        if result.status is RunStatus.FAILED and flow.graph.error_flow:
-            await self.subflows.error_flow(flow.graph.error_flow, record, result)
+        await self.subflows.after_run(record.id, result, flow)
         return result
 
     async def _outcome(self, live: LiveRun, hold: bool, resuming: bool = False) -> RunResult:

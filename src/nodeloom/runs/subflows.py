@@ -10,7 +10,7 @@ from typing import Any
 
 from nodeloom.engine.events import CallbackSink, NullSink
 from nodeloom.engine.flow import Flow
-from nodeloom.engine.result import RunResult
+from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import GraphError, NodeError
 from nodeloom.plugins.contract import Event
 from nodeloom.plugins.subflows import ChildRun, SavedFlow
@@ -105,6 +105,15 @@ class Subflows:
             child_result(compiled, result),
             result.error,
         )
+
+    async def after_run(self, run_id: str, result: RunResult, flow: Flow | None = None) -> None:
+        """What follows a run's end here: a failed run starts its flow's error flow."""
+        if result.status is not RunStatus.FAILED:
+            return
+        record = await self.store.get_run(run_id)
+        flow = flow or await self.flows.of(self.store, record)
+        if flow.graph.error_flow:
+            await self.error_flow(flow.graph.error_flow, record, result)
 
     async def error_flow(self, error_flow: str, record: RunRecord, result: RunResult) -> None:
         """Run a failed run's error flow (its graph's `error_flow`) as a child of it. Never
