@@ -144,3 +144,18 @@ def test_a_failed_run_starts_its_error_flow_with_what_failed(api: httpx.Client):
     assert trigger["node"] == {"id": "boom", "name": "Boom", "type": "fail"}
     assert "bad" in trigger["error"]["message"]
     assert handler["parent_run_id"] == failed["id"]
+
+
+def test_cancelling_a_parent_run_cancels_its_running_child(api: httpx.Client):
+    save(api, chain(node("start", "chat-start"), node("nap", "sleep", seconds=20)), "Naps")
+    parent_id = save(api, calling("Naps"), name="Waits for a nap")
+    run_id = run(api, parent_id)
+    deadline = time.monotonic() + 20
+    while not (parent := api.get(f"/api/runs/{run_id}").json())["children"]:
+        assert time.monotonic() < deadline, "the child run did not start"
+        time.sleep(0.05)
+
+    assert api.post(f"/api/runs/{run_id}/cancel").status_code == 200
+    assert wait_for(api, run_id, "cancelled", "failed", "completed")["status"] == "cancelled"
+    child = wait_for(api, parent["children"][0]["id"], "cancelled", "failed", "completed")
+    assert child["status"] == "cancelled"

@@ -4,6 +4,7 @@ runs here, in the parent's process and store. See docs/automations.md."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -98,6 +99,11 @@ class Subflows:
                 retryable=False,
                 details={"field": "input"},
             ) from None
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            # The parent was cancelled while it waited: the child is recorded cancelled
+            # (RunService.start answers that), and the parent stops too.
+            raise asyncio.CancelledError
         return ChildRun(
             result.run_id,
             saved,
