@@ -55,3 +55,17 @@ def test_an_unrecorded_run_says_child_runs_need_a_run_store(tmp_path: Path, node
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["error"]["code"] == "subflows_unavailable"
     assert "'Call' (call)" in result["error"]["message"]
+
+
+def test_runs_show_names_the_parent_of_a_child_run(tmp_path: Path, nodeloom: Any):
+    flow, env = setup(tmp_path)
+    done = nodeloom("run", str(flow), "--input", "loud", "--json", env=env)
+    parent = json.loads(done.stdout.splitlines()[-1])["run_id"]
+
+    async def child_id() -> str:
+        async with await Store.open(env["NODELOOM_DATABASE_URL"]) as store:
+            return (await store.list_runs(parent_run_id=parent))[0].id
+
+    shown = nodeloom("runs", "show", asyncio.run(child_id()), env={**env, "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert f"child of   {parent} (node call)" in shown.stdout
