@@ -74,3 +74,41 @@ async def test_an_error_flow_that_fails_starts_no_error_flow_of_its_own(
     [handler] = await store.list_runs(parent_run_id=failed.run_id)
     assert handler.status == "failed"
     assert await store.list_runs(parent_run_id=handler.id) == []
+
+
+async def test_an_unknown_error_flow_leaves_the_run_failed_and_starts_nothing(
+    service: RunService, store: Store, registry
+):
+    failing = chain(node("start", "chat-start"), node("boom", "fail", message="no"))
+    saved = await store.save_flow("Orphan", {**failing, "error_flow": "Nobody"})
+    flow = nodeloom.load(saved.document, registry=registry)
+
+    failed = await service.start(flow, "x", flow_id=saved.flow_id, flow_version=1)
+    assert failed.status is RunStatus.FAILED
+    assert (await store.get_run(failed.run_id)).status == "failed"
+    assert await store.list_runs(parent_run_id=failed.run_id) == []
+
+
+async def test_a_saved_flows_input_schema_comes_from_its_trigger_node(
+    service: RunService, store: Store
+):
+    await store.save_flow("Chat", RECORDER)
+    hook = chain(
+        node("in", "webhook-trigger", path="orders", secret="s"),
+        node("keep", "json-transform", expression="$"),
+    )
+    await store.save_flow("Hook 1", hook)
+    await store.save_flow("Plain", graph(node("keep", "json-transform", expression="$")))
+
+    chat = await service.subflows.find("Chat")
+    assert chat.input_schema["required"] == ["message"] and chat.tool_name == "chat"
+    assert set((await service.subflows.find("Hook 1")).input_schema["properties"]) == {
+        "body",
+        "query",
+        "headers",
+    }
+    assert (await service.subflows.find("Plain")).input_schema == {
+        "type": "object",
+        "additionalProperties": True,
+    }
+    assert (await service.subflows.find("Hook 1")).tool_name == "hook_1"
