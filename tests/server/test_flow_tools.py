@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from nodeloom.testing.builders import edge, graph, node
+from nodeloom.testing.builders import chain, edge, graph, node
 from nodeloom.testing.mock_llm import MockLLM
 
 from .conftest import Server, read_frames, start_server, stop_server
@@ -22,6 +22,11 @@ SCRIPT = [
         "tool_calls": [{"name": "shout_it", "arguments": {"message": "quiet please"}}],
     },
     {"match": {"tool_result": "shout_it"}, "reply": "Answer: {tool_result}"},
+    {
+        "match": {"tools": ["breaks_it"], "tool_result": False},
+        "tool_calls": [{"name": "breaks_it", "arguments": {"message": "x"}}],
+    },
+    {"match": {"tool_result": "breaks_it"}, "reply": "Told: {tool_result}"},
 ]
 
 
@@ -95,3 +100,22 @@ def test_an_agent_calls_a_flow_tool_which_runs_the_flow_as_a_child_run(
     assert ("completed", "Shout") in {(d["child_event"], d["node_name"]) for d in nested}
     completed = next(d for d in agent if d["event"] == "ToolCallCompleted")
     assert completed["result"] == "QUIET PLEASE"
+
+
+def test_a_flow_tool_whose_child_fails_gives_the_model_the_error_and_the_agent_goes_on(
+    api: httpx.Client,
+):
+    save(
+        api, chain(node("start", "chat-start"), node("boom", "fail", message="no stock")), "Breaks"
+    )
+    flow_id = save(
+        api, agent_with(flow="Breaks", tool_name="breaks_it"), name="Agent, failing tool"
+    )
+
+    reply = api.post(f"/api/flows/{flow_id}/chat", json={"message": "try it"}).json()
+    assert reply["status"] == "completed", reply
+    assert reply["answer"].startswith("Told: the flow 'Breaks' ended failed:")
+    assert "no stock" in reply["answer"]
+    run = api.get(reply["run_url"]).json()
+    child = api.get(f"/api/runs/{run['children'][0]['id']}").json()
+    assert child["status"] == "failed" and child["parent_run_id"] == run["id"]
