@@ -113,20 +113,17 @@ class Subflows:
         )
 
     async def after_run(self, run_id: str, result: RunResult, flow: Flow | None = None) -> None:
-        """What follows a run's end here: a failed run starts its flow's error flow."""
+        """What follows a run's end here: a failed run starts its flow's error flow (a
+        child of the failed run; never for an error flow's own run). Whatever the error
+        flow does, the failed run stays failed: its problems are logged, not raised."""
         if result.status is not RunStatus.FAILED:
             return
-        record = await self.store.get_run(run_id)
-        flow = flow or await self.flows.of(self.store, record)
-        if flow.graph.error_flow:
-            await self.error_flow(flow.graph.error_flow, record, result)
-
-    async def error_flow(self, error_flow: str, record: RunRecord, result: RunResult) -> None:
-        """Run a failed run's error flow (its graph's `error_flow`) as a child of it. Never
-        for an error flow's own run; its failure is logged, not raised."""
-        if record.parent_node == ERROR_FLOW_NODE:
-            return
         try:
+            record = await self.store.get_run(run_id)
+            flow = flow or await self.flows.of(self.store, record)
+            error_flow = flow.graph.error_flow
+            if not error_flow or record.parent_node == ERROR_FLOW_NODE:
+                return
             child = await self.run_child(
                 error_flow,
                 trigger=await error_trigger(self, record, result),
@@ -134,9 +131,9 @@ class Subflows:
                 parent_node=ERROR_FLOW_NODE,
             )
             if not child.ok:
-                log.warning("the error flow of run %s ended %s", record.id, child.status)
-        except Exception as exc:  # the failed run stays failed, whatever its error flow does
-            log.warning("the error flow %r of run %s did not run: %s", error_flow, record.id, exc)
+                log.warning("the error flow of run %s ended %s", run_id, child.status)
+        except Exception as exc:
+            log.warning("the error flow of run %s did not run: %s", run_id, exc)
 
     async def chain(self, run_id: str) -> list[str]:
         """The names of the flows from the root run down to `run_id`'s."""
