@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"engine", "store", "flow_steps"},
     {"runs", "testing"},
     {"evaluation", "nodeloom"},  # `nodeloom`: the package's own __init__ (public API)
+    {"publishing"},  # saved flows as MCP tools (for the server and the CLI)
     {"server", "cli"},
     {"__main__"},
 ]

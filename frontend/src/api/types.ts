@@ -173,7 +173,7 @@ export interface paths {
         };
         /**
          * List Runs
-         * @description Runs, the newest first.
+         * @description Runs, the newest first (`parent_run_id`: the children of that run).
          */
         get: operations["list_runs_api_runs_get"];
         put?: never;
@@ -193,7 +193,8 @@ export interface paths {
         };
         /**
          * Get Run
-         * @description A run's record and its timeline: each node execution, with inputs and outputs.
+         * @description A run's record, its timeline (each node execution, with inputs and outputs) and
+         *     its children (the runs its nodes started; its parent is `parent_run_id`).
          */
         get: operations["get_run_api_runs__run_id__get"];
         put?: never;
@@ -998,6 +999,24 @@ export interface components {
              */
             tools?: string[] | null;
         };
+        /** ChildRunModel */
+        ChildRunModel: {
+            /** Id */
+            id: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            /** Flow Id */
+            flow_id: string | null;
+            /** Flow Version */
+            flow_version: number | null;
+            /** Parent Node */
+            parent_node: string | null;
+            /** Created At */
+            created_at: string;
+        };
         /** Choice */
         Choice: {
             /**
@@ -1632,10 +1651,25 @@ export interface components {
             /** Last Seq */
             last_seq: number;
             /**
+             * Parent Run Id
+             * @description the run whose node started this one (a sub-flow, a flow tool's call)
+             */
+            parent_run_id?: string | null;
+            /**
+             * Parent Node
+             * @description that node's id ('$error_flow' for an error flow's run)
+             */
+            parent_node?: string | null;
+            /**
              * Timeline
              * @description node executions, in start order
              */
             timeline: components["schemas"]["NodeExecutionModel"][];
+            /**
+             * Children
+             * @description the runs this run's nodes started, oldest first
+             */
+            children?: components["schemas"]["ChildRunModel"][];
         };
         /** RunList */
         RunList: {
@@ -1698,6 +1732,16 @@ export interface components {
             cancel_requested_at: string | null;
             /** Last Seq */
             last_seq: number;
+            /**
+             * Parent Run Id
+             * @description the run whose node started this one (a sub-flow, a flow tool's call)
+             */
+            parent_run_id?: string | null;
+            /**
+             * Parent Node
+             * @description that node's id ('$error_flow' for an error flow's run)
+             */
+            parent_node?: string | null;
         };
         /**
          * RunReference
@@ -2456,6 +2500,7 @@ export interface operations {
                 status?: ("running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted")[] | null;
                 flow_id?: string | null;
                 chat_id?: string | null;
+                parent_run_id?: string | null;
                 limit?: number;
                 offset?: number;
             };

@@ -144,6 +144,18 @@ export function StepCard({ step, runId }: { step: Step; runId?: string | null })
               {call.kind === 'member' && call.status === 'running' && call.result && (
                 <span className="tool-args">{oneLineTail(call.result)}</span>
               )}
+              {call.progress && call.progress.length > 0 && (
+                <ul className="tool-progress" aria-label={`Steps of ${call.tool}`}>
+                  {call.progress.map((line, i) => (
+                    <li key={i}>{line}</li>
+                  ))}
+                  {call.childRunId && (
+                    <li>
+                      <a href={hrefOf({ page: 'runs', runId: call.childRunId })}>child run {call.childRunId.slice(0, 8)}</a>
+                    </li>
+                  )}
+                </ul>
+              )}
               {open && call.result !== undefined && call.result !== null && call.result !== '' && (
                 <pre className="tool-result">{call.result}</pre>
               )}

@@ -115,6 +115,23 @@ describe('chat turn model', () => {
     expect(turn.steps.map((s) => [s.nodeId, s.status, s.tools.map((t) => t.tool)])).toEqual([['agent', 'done', ['price']]])
   })
 
+  it("nests a flow tool's child run events under the tool call that started it", () => {
+    seq = 0
+    const call = { agent: 'A', tool: 'shout_it', tool_call_id: 'call_1' }
+    const child = { ...call, event: 'ToolCallProgress', child_run_id: 'child123456' }
+    const turn = play([
+      ev('run_started', null),
+      ev('agent_event', 'agent', { ...call, event: 'ToolCallStarted', arguments: { message: 'hi' } }),
+      ev('agent_event', 'agent', { ...child, child_event: 'completed', node_name: 'Shout' }),
+      ev('agent_event', 'agent', { ...child, child_event: 'run_completed', node_name: null }),
+      ev('agent_event', 'agent', { ...call, event: 'ToolCallCompleted', result: 'HI', error: false }),
+      ev('run_completed', null, { usage: {} }),
+    ])
+    const [tool] = turn.steps[0].tools
+    expect([tool.status, tool.result, tool.childRunId]).toEqual(['done', 'HI', 'child123456'])
+    expect(tool.progress).toEqual(['Shout: completed', 'run_completed'])
+  })
+
   it('ignores an event it has already applied', () => {
     seq = 0
     const first = ev('started', 'a')

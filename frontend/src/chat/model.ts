@@ -22,6 +22,11 @@ export interface ToolCall {
   result?: string | null
   error?: boolean
   status: 'running' | 'done' | 'failed'
+  /** The model's id of the call: what nests a Flow Tool's child events under it. */
+  callId?: string | null
+  /** A Flow Tool's call: the child run, and its steps so far ("Shout: completed"). */
+  childRunId?: string
+  progress?: string[]
 }
 
 export interface Step {
@@ -308,12 +313,27 @@ function toolsAfter(tools: ToolCall[], data: Record<string, unknown>): ToolCall[
         agent: (data.agent as string | undefined) ?? null,
         arguments: data.arguments,
         status: 'running',
+        callId: (data.tool_call_id as string | undefined) ?? null,
       },
     ]
   }
+  if (data.event === 'ToolCallProgress') {
+    // A Flow Tool's child run: one of its events, under the call that started it.
+    const callId = (data.tool_call_id as string | undefined) ?? null
+    const at = tools.findIndex((t) => t.kind === 'tool' && (callId ? t.callId === callId : t.tool === tool && t.status === 'running'))
+    if (at < 0) return tools
+    const line = [str(data.node_name), str(data.child_event)].filter(Boolean).join(': ')
+    return tools.map((t, i) =>
+      i === at ? { ...t, childRunId: str(data.child_run_id) || t.childRunId, progress: [...(t.progress ?? []), line] } : t,
+    )
+  }
   if (data.event === 'ToolCallCompleted') {
-    const at = tools.findIndex((t) => t.kind === 'tool' && t.status === 'running' && t.tool === tool)
+    const callId = (data.tool_call_id as string | undefined) ?? null
+    const at = tools.findIndex(
+      (t) => t.kind === 'tool' && t.status === 'running' && t.tool === tool && (!callId || !t.callId || t.callId === callId),
+    )
     const done: ToolCall = {
+      ...(at >= 0 ? tools[at] : {}),
       key: at >= 0 ? tools[at].key : `${tools.length}`,
       kind: 'tool',
       tool,

@@ -25,6 +25,13 @@ const RUN = {
     { node_id: 'greet', execution: 1, node_name: 'Greet', node_type: 'prompt-template', status: 'completed', inputs: { input: { message: 'hi' } }, outputs: { output: { text: 'x'.repeat(2000) } }, error: null, attempts: 1, usage: null, started_at: '2026-01-01T00:00:00.100Z', finished_at: '2026-01-01T00:00:00.300Z' },
   ],
 }
+const CHILD = {
+  ...RUN,
+  id: 'c1',
+  parent_run_id: 'r1parent',
+  parent_node: 'call',
+  children: [{ id: 'grandchild1', status: 'failed', flow_id: 'f1', flow_version: 1, parent_node: 'tool', created_at: '2026-01-01T00:00:00Z' }],
+}
 let document_ = { nodes: [{ id: 'start', type: 'chat-start', data: {} }, { id: 'greet', type: 'prompt-template', data: { template: 't' } }], edges: [] }
 let version = 1
 
@@ -40,6 +47,7 @@ beforeEach(() => {
       const body = init.body ? JSON.parse(String(init.body)) : undefined
       calls.push({ url, method, body })
       if (url === '/api/runs/r1') return json(RUN)
+      if (url === '/api/runs/c1') return json(CHILD)
       if (url === '/api/flows/f1' && method === 'GET') return json({ flow_id: 'f1', name: 'Hello', version, document: document_ })
       if (url === '/api/flows/f1' && method === 'PUT') {
         version += 1
@@ -47,7 +55,7 @@ beforeEach(() => {
         return json({ flow_id: 'f1', name: 'Hello', version, document: document_ })
       }
       if (url === '/api/runs/r1/rerun') return json({ run_id: 'r2', status: 'running' }, 202)
-      if (url.startsWith('/api/runs?')) return json({ runs: [RUN], limit: 25, offset: 0 })
+      if (url.startsWith('/api/runs?')) return json({ runs: [RUN, CHILD], limit: 25, offset: 0 })
       if (url === '/api/flows') return json({ flows: [{ id: 'f1', name: 'Hello' }] })
       return json({ error: { message: `no ${url}` } }, 404)
     }),
@@ -92,14 +100,26 @@ describe('RunDetail', () => {
     await waitFor(() => expect(within(entry).getByRole('button', { name: 'Pin output' })).toBeTruthy())
     expect(document_.nodes[0].data).toEqual({})
   })
+
+  it('links a child run to its parent and to the runs its nodes started', async () => {
+    window.location.hash = '#/runs/c1'
+    render(<RunHistory runId="c1" />)
+    const links = await screen.findByTestId('run-links')
+    expect(links.textContent).toContain('Parent run r1parent')
+    expect(links.textContent).toContain('by node call')
+    expect(within(links).getByRole('link', { name: 'r1parent' }).getAttribute('href')).toBe('#/runs/r1parent')
+    expect(within(links).getByRole('link', { name: 'grandchi' }).getAttribute('href')).toBe('#/runs/grandchild1')
+  })
 })
 
 describe('RunList', () => {
   it('lists runs and filters by status', async () => {
     window.location.hash = '#/runs'
     render(<RunHistory runId={null} />)
-    const row = await screen.findByTestId('run-row')
+    const [row, child] = await screen.findAllByTestId('run-row')
     expect(row.textContent).toContain('completed')
+    expect(within(row).queryByTestId('child-run')).toBeNull()
+    expect(within(child).getByTestId('child-run').textContent).toContain('child of r1parent')
     const group = screen.getByRole('group', { name: 'Status' })
     fireEvent.click(within(group).getByLabelText('failed'))
     fireEvent.click(within(group).getByLabelText('paused'))

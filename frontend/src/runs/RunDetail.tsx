@@ -7,6 +7,7 @@ import { followRunEvents } from '../api/stream'
 import type { FlowVersion, RunRecord } from '../api/models'
 import { hrefOf, navigate } from '../app/route'
 import { FileRefs } from '../components/FileRefs'
+import { type ChildRunLink, RunLinks } from './RunLinks'
 import { JsonView } from '../components/JsonView'
 import { formatDuration, formatTime } from '../components/time'
 import type { Waiting } from '../components/waiting'
@@ -34,6 +35,9 @@ export type RunWithTimeline = RunRecord & {
   rerun_of: string | null
   rerun_from: string | null
   usage: Record<string, number> | null
+  parent_run_id?: string | null
+  parent_node?: string | null
+  children?: ChildRunLink[]
 }
 
 function msBetween(start: string | null, end: string | null): number | null {
@@ -262,6 +266,7 @@ export function RunDetail({ runId }: { runId: string }) {
           </div>
         )}
       </dl>
+      <RunLinks parentRunId={run.parent_run_id} parentNode={run.parent_node} children={run.children} />
       {run.rerun_of && (
         <p className="muted small rerun-note">
           A re-run from {run.rerun_from}: the nodes before it took their outputs from the original run and are not

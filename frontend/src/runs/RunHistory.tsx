@@ -162,6 +162,12 @@ function RunList() {
                 <td className="run-flow">
                   <a href={hrefOf({ page: 'runs', runId: run.id })}>{nameOf(run.flow_id) ?? run.flow_id ?? '(file)'}</a>
                   {run.rerun_of ? <span className="muted small"> re-run from {String(run.rerun_from)}</span> : null}
+                  {run.parent_run_id ? (
+                    <span className="muted small" data-testid="child-run" title={`started by run ${run.parent_run_id}`}>
+                      {' '}
+                      ↳ child of {run.parent_run_id.slice(0, 8)}
+                    </span>
+                  ) : null}
                 </td>
                 <td>{run.flow_version !== null ? `v${run.flow_version}` : '—'}</td>
                 <td>

@@ -26,6 +26,7 @@ COMMANDS = {
     "eval": "nodeloom.cli.evaluate:eval_command",
     "knowledge": "nodeloom.cli.knowledge:knowledge_command",
     "workers": "nodeloom.cli.workers:workers_command",
+    "mcp": "nodeloom.cli.mcp:mcp_command",
 }
 
 

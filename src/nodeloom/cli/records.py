@@ -56,6 +56,8 @@ def run_header(record: RunRecord) -> list[str]:
         add("chat", escape(record.chat_id))
     if record.rerun_of:
         add("rerun of", escape(f"{record.rerun_of} from {record.rerun_from}"))
+    if record.parent_run_id:
+        add("child of", escape(f"{record.parent_run_id} (node {record.parent_node})"))
     add("trigger", escape(preview(record.trigger, 200)))
     add("created", when(record.created_at))
     add("started", when(record.started_at))

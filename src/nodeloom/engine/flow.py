@@ -166,9 +166,11 @@ class Flow:
         checkpoints: Checkpoints | None = None,
         continuation: Continuation | None = None,
         state: Mapping[str, Any] | None = None,
+        services: Services | None = None,
     ) -> Execution:
         """A run, not started (arguments as `run()`), for whoever keeps track of it: `run()`
-        and a RunService. Raises GraphError for invalid arguments."""
+        and a RunService (which gives the run its `services`, default the flow's). Raises
+        GraphError for invalid arguments."""
         if target is not None and from_node is not None:
             raise GraphError(
                 [Issue("invalid_request", "give either a target or a from node, not both")]
@@ -187,6 +189,7 @@ class Flow:
                 checkpoints=checkpoints,
                 continuation=continuation,
                 state=state,
+                services=services,
             )
         frozen = (
             frozen_outputs(self.plan, self.checked, from_node, outputs or {})
@@ -201,7 +204,7 @@ class Flow:
             trigger=data,
             sink=traced(sink or NullSink(), self.name),
             settings=settings or self.default_settings(),
-            services=self.services,
+            services=services or self.services,
             run_id=run_id,
             chat_id=chat_id,
             frozen=frozen,

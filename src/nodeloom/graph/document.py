@@ -16,7 +16,17 @@ from nodeloom.errors import GraphError, Issue
 from nodeloom.graph.model import Edge, Graph, Node
 from nodeloom.values import kind_of
 
-_TOP_LEVEL = {"name", "description", "version", "variables", "limits", "nodes", "edges", "format"}
+_TOP_LEVEL = {
+    "name",
+    "description",
+    "version",
+    "variables",
+    "limits",
+    "error_flow",
+    "nodes",
+    "edges",
+    "format",
+}
 
 
 def read_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
@@ -108,7 +118,7 @@ def parse_graph(document: Mapping[str, Any]) -> tuple[Graph, list[Issue]]:
         )
         limits = {}
     meta: dict[str, Any] = {}
-    for key in ("name", "description"):
+    for key in ("name", "description", "error_flow"):
         value = document.get(key)
         if value is not None and not isinstance(value, str):
             issues.append(Issue("invalid_graph", f"'{key}' must be a string", field=key))

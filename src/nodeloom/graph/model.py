@@ -46,6 +46,7 @@ class Graph:
     version: str | int | None = None
     variables: dict[str, Any] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)  # {"max_steps": N}: run defaults
+    error_flow: str | None = None  # a saved flow (id or name) run when a run of this one fails
 
     def node(self, node_id: str) -> Node | None:
         return self.by_id.get(node_id)
@@ -67,6 +68,8 @@ class Graph:
             document["variables"] = self.variables
         if self.limits:
             document["limits"] = self.limits
+        if self.error_flow:
+            document["error_flow"] = self.error_flow
         document["nodes"] = [
             {
                 "id": n.id,

@@ -6,6 +6,7 @@ What a node folder imports (also importable from `nodeloom.plugins.contract`):
     runtime      Event, ExecutionResult, InputRequest, FlowContext, FlowExecutor
     build        BuildContext, ToolsResult, AgentResult, MetadataResult, StructuralResult
     services     Services, CredentialSource, UserTool, BinaryStore
+    subflows     FlowRunner, SavedFlow, ChildRun, calling_node (runs that start runs)
 
 and what the engine and the server use to load them:
 
@@ -43,6 +44,7 @@ from nodeloom.plugins.runtime import (
     FlowExecutor,
     InputRequest,
     NodeEvent,
+    calling_node,
 )
 from nodeloom.plugins.services import (
     BinaryStore,
@@ -51,6 +53,7 @@ from nodeloom.plugins.services import (
     Services,
     UserTool,
 )
+from nodeloom.plugins.subflows import ChildRun, FlowRunner, SavedFlow
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "BinaryStore",
     "BinaryWriter",
     "BuildContext",
+    "ChildRun",
     "CredentialSource",
     "DataValue",
     "Event",
@@ -70,6 +74,7 @@ __all__ = [
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "FlowRunner",
     "InputRequest",
     "LoadedExecutor",
     "MetadataResult",
@@ -78,10 +83,12 @@ __all__ = [
     "Parameter",
     "Port",
     "Registry",
+    "SavedFlow",
     "Services",
     "SideEffects",
     "StructuralResult",
     "ToolsResult",
     "UserTool",
+    "calling_node",
     "default_registry",
 ]

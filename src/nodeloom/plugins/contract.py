@@ -54,6 +54,7 @@ from nodeloom.plugins.runtime import (
     FlowExecutor,
     InputRequest,
     NodeEvent,
+    calling_node,
 )
 from nodeloom.plugins.services import (
     BinaryStore,
@@ -62,6 +63,7 @@ from nodeloom.plugins.services import (
     Services,
     UserTool,
 )
+from nodeloom.plugins.subflows import ChildRun, FlowRunner, SavedFlow
 from nodeloom.values import BinaryRef, DataValue
 
 __all__ = [
@@ -78,6 +80,7 @@ __all__ = [
     "BinaryWriter",
     "BuildContext",
     "CheckFunction",
+    "ChildRun",
     "CredentialSource",
     "DataValue",
     "Event",
@@ -86,6 +89,7 @@ __all__ = [
     "ExecutionResult",
     "FlowContext",
     "FlowExecutor",
+    "FlowRunner",
     "InputRequest",
     "MetadataResult",
     "NodeDefinition",
@@ -93,10 +97,12 @@ __all__ = [
     "Parameter",
     "ParameterType",
     "Port",
+    "SavedFlow",
     "Services",
     "SideEffects",
     "StructuralResult",
     "ToolsResult",
     "TriggerCheck",
     "UserTool",
+    "calling_node",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -168,6 +169,11 @@ class FlowContext(Protocol):
         ...
 
 
+# The node whose execute() is running, while an Agent's tools run (the Agent sets it):
+# how a tool that starts a child run (Flow Tool) knows its parent run and node.
+calling_node: ContextVar[FlowContext | None] = ContextVar("nodeloom_calling_node", default=None)
+
+
 class FlowExecutor(Protocol):
     node_type: str
 
@@ -185,4 +191,5 @@ __all__ = [
     "FlowExecutor",
     "InputRequest",
     "NodeEvent",
+    "calling_node",
 ]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from nodeloom.plugins.subflows import FlowRunner
+
 
 class CredentialSource(Protocol):
     """Named secrets (nodeloom.secrets.Vault): what `{{ $credentials.name }}` reads."""
@@ -67,13 +69,16 @@ class UserTool:
 class Services:
     """Where a run keeps what outlives it. Passed to builds and executors.
     `user_tools`: the tool sources a chat turn may pick (Chat Start's `includeUserTools`).
-    `blobs`: the run store's binary content, for runs recorded in a store."""
+    `blobs`: the run store's binary content, for runs recorded in a store.
+    `flows`: runs saved flows as child runs (nodeloom.plugins.subflows); a RunService
+    gives it to the runs it records, an unrecorded run has none."""
 
     data_dir: Path
     session_db_file: Path
     credentials: CredentialSource | None = None
     user_tools: Mapping[str, UserTool] = field(default_factory=dict)
     blobs: BinaryStore | None = None  # a recorded run's store (None: a run without a store)
+    flows: FlowRunner | None = None
 
 
 __all__ = ["BinaryStore", "BinaryWriter", "CredentialSource", "Services", "UserTool"]

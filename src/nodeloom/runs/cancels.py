@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from nodeloom.engine.events import EventSink
 from nodeloom.engine.live import LiveRuns
-from nodeloom.store import Store
+from nodeloom.plugins.contract import Event
+from nodeloom.store import RunRecord, RunStateError, Store
+from nodeloom.store.control import RESUMABLE
 
 CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is looked for
 
@@ -47,3 +50,25 @@ class CancelWatch:
                     live.cancelled = True  # once: let it unwind
                     if live.task is not None:
                         live.task.cancel()
+
+
+async def cancel_elsewhere(
+    store: Store, run_id: str, observer: EventSink | None = None
+) -> RunRecord:
+    """Cancel a run not live in this process. Running in another process: that process
+    is asked to (it checks with each heartbeat). Paused or interrupted: ended now, with
+    its `run_cancelled` event. Raises RunStateError for a run that has ended."""
+    record = await store.get_run(run_id)
+    if record.status == "running":  # its process may have died: find out
+        await store.find_interrupted()
+        record = await store.get_run(run_id)
+    if record.status == "running":
+        return await store.request_cancel(run_id)
+    if record.status not in RESUMABLE:
+        raise RunStateError(run_id, record.status, ("running", *RESUMABLE), "cancelled")
+    record = await store.claim_run(run_id, states=RESUMABLE)
+    event = Event("run_cancelled", {"duration_ms": 0.0}, run_id=run_id, seq=record.last_seq + 1)
+    await store.write_batch(run_id, events=[event])
+    if observer is not None:
+        observer.emit(event)
+    return await store.finish_run(run_id, "cancelled")

@@ -11,8 +11,8 @@ node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from dataclasses import asdict
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, replace
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -24,23 +24,21 @@ from nodeloom.engine.live import LiveRun, LiveRuns
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import GraphError
 from nodeloom.observability.logs import LOG_CONTEXT
-from nodeloom.plugins.contract import Event
 from nodeloom.plugins.registry import Registry, default_registry
-from nodeloom.runs.cancels import CancelWatch
+from nodeloom.runs.cancels import RESUMABLE, CancelWatch, cancel_elsewhere
 from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_settings
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
+from nodeloom.runs.subflows import Subflows
 from nodeloom.runs.timers import deadlines, deadlines_of
 from nodeloom.store import RunRecord, RunStateError, Store
-
-RESUMABLE = ("paused", "interrupted")
 
 
 class RunService:
     """The one owner of a process's recorded runs: which run is live here (running, or
     paused and held open for an answer), its execution and recorder, the compiled flows
-    (`flows`), and the one poller of cancels asked by other processes. See
-    docs/python.md, "Who owns a live run".
+    (`flows`), child runs (`subflows`: `check` vets a saved flow before one), and the one
+    poller of cancels asked by other processes. See docs/python.md, "Who owns a live run".
 
     `observer`: an event sink that sees every event of every run here, besides the
     run's own sink (a RunMetrics: docs/observability.md). Every run's events also tell
@@ -56,6 +54,7 @@ class RunService:
         heartbeat: float = HEARTBEAT_SECONDS,
         observer: EventSink | None = None,
         woken: bool = False,
+        check: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.woken = woken  # a timer service wakes paused runs' deadlines (the server)
@@ -63,6 +62,7 @@ class RunService:
         self.heartbeat = heartbeat
         self.observer = observer
         self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
+        self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
         self.live = LiveRuns()
         self._cancels = CancelWatch(store, self.live)
 
@@ -100,9 +100,12 @@ class RunService:
         from_node: str | None = None,
         outputs: Mapping[str, Mapping[str, Any]] | None = None,
         hold: bool = False,
+        parent_run_id: str | None = None,
+        parent_node: str | None = None,
     ) -> RunResult:
         """Run `flow` once, recorded. Arguments as `Flow.run`. A paused run is saved as
-        paused; with `hold` it also stays open here, for `answer()`."""
+        paused; with `hold` it also stays open here, for `answer()`. A child run names
+        the run and node that started it (`parent_run_id`, `parent_node`)."""
         if flow.document is None:
             raise ValueError("a recorded run needs a flow made by nodeloom.load()")
         settings = settings or flow.default_settings()
@@ -115,6 +118,8 @@ class RunService:
             trigger=trigger_data(message, trigger),
             chat_id=chat_id,
             settings=asdict(settings),
+            parent_run_id=parent_run_id,
+            parent_node=parent_node,
         )
         return await self._execute(
             flow,
@@ -222,9 +227,11 @@ class RunService:
         """Answer one waiting node of a paused run (id or name): in this process if the
         run is held here, else by resuming it from its record."""
         live = self.live.get(run_id)
-        if live is not None and live.paused:
-            return await self._answer_held(live, node, answer)
-        return await self.resume(run_id, answers={node: answer})
+        if live is None or not live.paused:
+            return await self.resume(run_id, answers={node: answer})
+        result = await self._answer_held(live, node, answer)
+        await self.subflows.after_run(run_id, result)
+        return result
 
     async def cancel(self, run_id: str) -> RunRecord:
         """Cancel a run. Paused or interrupted: ended now. Running here: cancelled now.
@@ -244,20 +251,7 @@ class RunService:
             await live.execution.cancel()
             await live.owner.close()
             return await self.store.finish_run(run_id, "cancelled")
-        record = await self.store.get_run(run_id)
-        if record.status == "running":
-            await self.store.find_interrupted()
-            record = await self.store.get_run(run_id)
-        if record.status == "running":
-            return await self.store.request_cancel(run_id)
-        if record.status not in RESUMABLE:
-            raise RunStateError(run_id, record.status, ("running", *RESUMABLE), "cancelled")
-        record = await self.store.claim_run(run_id, states=RESUMABLE)
-        event = Event("run_cancelled", {"duration_ms": 0.0}, run_id=run_id, seq=record.last_seq + 1)
-        await self.store.write_batch(run_id, events=[event])
-        if self.observer is not None:
-            self.observer.emit(event)
-        return await self.store.finish_run(run_id, "cancelled")
+        return await cancel_elsewhere(self.store, run_id, self.observer)
 
     # -- running --------------------------------------------------------------------------
 
@@ -290,6 +284,7 @@ class RunService:
                 chat_id=record.chat_id,
                 sink=recorder,
                 checkpoints=recorder,
+                services=replace(flow.services, flows=self.subflows),
                 **arguments,
             )
             return await live.execution.outcome()
@@ -298,7 +293,9 @@ class RunService:
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
         self._cancels.wake()
-        return await self._outcome(live, hold)
+        result = await self._outcome(live, hold)
+        await self.subflows.after_run(record.id, result, flow)
+        return result
 
     async def _outcome(self, live: LiveRun, hold: bool, resuming: bool = False) -> RunResult:
         """Wait for the run's task and record how it ended (or that it paused). The run

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 from pydantic import BaseModel
+from starlette.routing import Route
 
 from nodeloom import __version__
 from nodeloom.observability.metrics import RunMetrics
@@ -23,6 +24,8 @@ from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.errors import install_error_handlers
 from nodeloom.server.limits import BodyLimit
+from nodeloom.server.mcp_endpoint import PATH as MCP_PATH
+from nodeloom.server.mcp_endpoint import McpEndpoint
 from nodeloom.server.origin import DevGuard
 from nodeloom.server.routes import (
     chat,
@@ -58,6 +61,7 @@ class Health(BaseModel):
 
 def create_app(config: ServerConfig | None = None, *, registry: Registry | None = None) -> FastAPI:
     config = config or ServerConfig()
+    mcp = McpEndpoint()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -71,7 +75,9 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found, observer=RunMetrics(), woken=True),
+            runs=RunService(
+                store, found, observer=RunMetrics(), woken=True, check=python_tools.check
+            ),
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
@@ -80,7 +86,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         ops = app.state.operations = await operations.Operations.open(config, store, state.runs)
         python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
-            async with running_timers(state):  # schedules and deadlines (automations.md)
+            async with running_timers(state), mcp.running(state):
                 yield
         finally:
             python_tools.enforce(False)
@@ -129,6 +135,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
     app.include_router(websocket.router)  # checks the token itself (header or ?token=)
     app.include_router(hooks.router)  # no bearer token: the webhook's secret is its auth
     app.include_router(decisions.router)  # no bearer token: the link's signature is its auth
+    # The saved flows as MCP tools (streamable HTTP); checks the bearer token itself.
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
     ui = ui_files()
     if ui is not None:  # last: every route above wins over a file of the same path
         app.mount("/", ui, name="ui")

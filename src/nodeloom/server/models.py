@@ -240,6 +240,12 @@ class RunModel(BaseModel):
     rerun_from: str | None
     cancel_requested_at: str | None
     last_seq: int
+    parent_run_id: str | None = Field(
+        None, description="the run whose node started this one (a sub-flow, a flow tool's call)"
+    )
+    parent_node: str | None = Field(
+        None, description="that node's id ('$error_flow' for an error flow's run)"
+    )
 
 
 class RunList(BaseModel):
@@ -269,8 +275,20 @@ class NodeExecutionModel(BaseModel):
     parameters: dict[str, Any] | None = None
 
 
+class ChildRunModel(BaseModel):
+    id: str
+    status: RunState
+    flow_id: str | None
+    flow_version: int | None
+    parent_node: str | None
+    created_at: str
+
+
 class RunDetail(RunModel):
     timeline: list[NodeExecutionModel] = Field(description="node executions, in start order")
+    children: list[ChildRunModel] = Field(
+        default_factory=list, description="the runs this run's nodes started, oldest first"
+    )
 
 
 class EventModel(BaseModel):

@@ -40,6 +40,8 @@ RUN_FIELDS = frozenset(
         "rerun_of",
         "rerun_from",
         "cancel_requested_at",
+        "parent_run_id",
+        "parent_node",
     }
 )
 

@@ -87,6 +87,8 @@ class RunRecord:
     rerun_from: str | None = None  # the node id the re-run starts from
     cancel_requested_at: datetime | None = None  # see Store.request_cancel
     last_seq: int = 0  # the highest event seq stored for the run
+    parent_run_id: str | None = None  # the run whose node started this one (a sub-flow)
+    parent_node: str | None = None  # the id of that node (Execute Flow, Flow Tool, error flow)
 
     @property
     def finished(self) -> bool:
@@ -115,6 +117,8 @@ class RunRecord:
             "rerun_from": self.rerun_from,
             "cancel_requested_at": _time(self.cancel_requested_at),
             "last_seq": self.last_seq,
+            "parent_run_id": self.parent_run_id,
+            "parent_node": self.parent_node,
         }
 
 

@@ -51,6 +51,8 @@ class Runs(Access):
         owner_host: str | None = None,
         rerun_of: str | None = None,
         rerun_from: str | None = None,
+        parent_run_id: str | None = None,
+        parent_node: str | None = None,
     ) -> RunRecord:
         """Record a new run, owned by this process (pid, host, heartbeat now).
 
@@ -58,7 +60,9 @@ class Runs(Access):
         its document is that version's. A run of a file passes its `document`. Either
         way the document is stored once, by content hash. A run that runs another one
         again names it in `rerun_of` (not checked: the other run may since be pruned) and
-        the node it starts from in `rerun_from`.
+        the node it starts from in `rerun_from`. A child run (a sub-flow, a flow tool's
+        call, an error flow) names the run and node that started it in `parent_run_id`
+        and `parent_node`.
         """
         check_choice(status, RUN_STATES, "status")
         run_id = run_id or uuid.uuid4().hex
@@ -104,6 +108,8 @@ class Runs(Access):
                         heartbeat_at=at,
                         rerun_of=rerun_of,
                         rerun_from=rerun_from,
+                        parent_run_id=parent_run_id,
+                        parent_node=parent_node,
                     )
                 )
             except IntegrityError:
@@ -210,12 +216,14 @@ class Runs(Access):
         flow_id: str | None = None,
         chat_id: str | None = None,
         since: datetime | None = None,
+        parent_run_id: str | None = None,
         limit: int | None = 100,
         offset: int = 0,
         resolve: bool = True,
     ) -> list[RunRecord]:
         """Runs, the newest first, filtered by status (one or several), flow, chat and
-        creation time (`since`, inclusive)."""
+        creation time (`since`, inclusive), and the run that started them
+        (`parent_run_id`: a run's children)."""
         query = select(Run).order_by(Run.created_at.desc(), Run.id.desc())
         if status is not None:
             states = [status] if isinstance(status, str) else list(status)
@@ -228,6 +236,8 @@ class Runs(Access):
             query = query.where(Run.chat_id == chat_id)
         if since is not None:
             query = query.where(Run.created_at >= since)
+        if parent_run_id is not None:
+            query = query.where(Run.parent_run_id == parent_run_id)
         query = query.limit(limit).offset(offset)
 
         async def work(conn: AsyncConnection) -> list[Row[Any]]:

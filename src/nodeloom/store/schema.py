@@ -143,6 +143,8 @@ class Run(Base):
     rerun_from: Mapped[str | None]  # a node id
     cancel_requested_at: Mapped[datetime | None]
     last_seq: Mapped[int] = mapped_column(default=0, server_default=text("0"))
+    parent_run_id: Mapped[str | None]  # the run whose node started this one (no foreign key)
+    parent_node: Mapped[str | None]  # the id of that node
 
     __table_args__ = (
         Index(None, "created_at"),
@@ -150,6 +152,7 @@ class Run(Base):
         Index(None, "flow_id", "created_at"),
         Index(None, "chat_id", "created_at"),
         Index(None, "document_hash"),
+        Index(None, "parent_run_id"),
     )
 
 

@@ -52,8 +52,10 @@ async def test_a_toolset_function_is_called_and_its_result_returned_to_the_model
         "event": "ToolCallStarted",
         "agent": "Helper",
         "tool": "price",
+        "tool_call_id": "call_1_0",
         "arguments": {"item": "bread"},
     }
+    assert calls[1]["tool_call_id"] == "call_1_0"
     assert calls[1]["result"] == "bread costs 3 euros" and calls[1]["error"] is False
     assert mock_llm.requests[1].messages[-1]["role"] == "tool"
 

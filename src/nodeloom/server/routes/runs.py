@@ -66,22 +66,44 @@ async def list_runs(
     ] = None,
     flow_id: str | None = None,
     chat_id: str | None = None,
+    parent_run_id: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=LARGEST_INT)] = 0,
 ) -> dict[str, Any]:
-    """Runs, the newest first."""
+    """Runs, the newest first (`parent_run_id`: the children of that run)."""
     records = await state.store.list_runs(
-        status=status or None, flow_id=flow_id, chat_id=chat_id, limit=limit, offset=offset
+        status=status or None,
+        flow_id=flow_id,
+        chat_id=chat_id,
+        parent_run_id=parent_run_id,
+        limit=limit,
+        offset=offset,
     )
     return {"runs": [r.to_json() for r in records], "limit": limit, "offset": offset}
 
 
 @router.get("/api/runs/{run_id}", response_model=RunDetail, responses=errors(404))
 async def get_run(run_id: str, state: State) -> dict[str, Any]:
-    """A run's record and its timeline: each node execution, with inputs and outputs."""
+    """A run's record, its timeline (each node execution, with inputs and outputs) and
+    its children (the runs its nodes started; its parent is `parent_run_id`)."""
     record = await state.store.get_run(run_id)
     timeline = await state.store.node_executions(run_id)
-    return {**record.to_json(), "timeline": [row.to_json() for row in timeline]}
+    children = await state.store.list_runs(parent_run_id=run_id, limit=1000, resolve=False)
+    return {
+        **record.to_json(),
+        "timeline": [row.to_json() for row in timeline],
+        "children": [
+            {
+                "id": child.id,
+                "status": child.status,
+                "flow_id": child.flow_id,
+                "flow_version": child.flow_version,
+                "parent_node": child.parent_node,
+                "created_at": child.created_at.isoformat(),
+            }
+            for child in reversed(children)
+        ],
+    }
 
 
 @router.post("/api/runs/{run_id}/cancel", response_model=RunModel, responses=errors(404, 409))

@@ -1,5 +1,6 @@
 """Agno's run events as nodeloom events: the agent's own tokens become `progress`
-`{"token"}` (as LLM Completion's); tool calls and sub-agent runs become `agent_event`s."""
+`{"token"}` (as LLM Completion's); tool calls, sub-agent runs and the events of a Flow
+Tool's child run (`ToolCallProgress`) become `agent_event`s."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def map_event(event: Any, root: str) -> Event | None:
             "event": kind,
             "agent": agent,
             "tool": getattr(tool, "tool_name", None),
+            "tool_call_id": getattr(tool, "tool_call_id", None),
             "arguments": getattr(tool, "tool_args", None) or {},
         }
         if kind == "ToolCallCompleted":
@@ -40,6 +42,17 @@ def map_event(event: Any, root: str) -> Event | None:
             if hits is not None:  # a Knowledge Base's search: which hits the agent was given
                 data["hits"] = hits
         return Event("agent_event", data)
+    if kind == "CustomEvent" and isinstance(getattr(event, "nodeloom", None), dict):
+        # A Flow Tool's child run: one of its events, under the tool call that started it.
+        return Event(
+            "agent_event",
+            {
+                "event": "ToolCallProgress",
+                "agent": agent,
+                "tool_call_id": getattr(event, "tool_call_id", None),
+                **event.nodeloom,
+            },
+        )
     if member and kind in ("RunStarted", "RunCompleted"):
         data = {"event": f"Member{kind}", "agent": agent}
         if kind == "RunCompleted":

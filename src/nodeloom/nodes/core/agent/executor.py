@@ -13,6 +13,7 @@ from nodeloom.plugins.contract import (
     Event,
     ExecutionResult,
     FlowContext,
+    calling_node,
 )
 
 # Parameters that may differ between the build and the flow (wires, flow expressions).
@@ -56,6 +57,7 @@ class AgentExecutor:
         output = None
         sources: list[dict[str, Any]] = []
         calls = AgentModelCalls()  # model-call spans, when tracing is on
+        calling_node.set(context)  # the run and node a Flow Tool's child run belongs to
         try:
             async for item in agent.arun(
                 prompt,
