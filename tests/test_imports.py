@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"nodes", "formats", "paths"},  # the catalogue; foreign formats; where data lives
     {"engine", "store", "flow_steps"},
     {"runs", "testing"},
-    {"evaluation", "nodeloom"},  # `nodeloom`: the package's own __init__ (public API)
+    {"evaluation", "nodeloom", "fleet"},  # fleet: the queue, its jobs and workers  # `nodeloom`: the package's own __init__ (public API)
     {"server", "cli"},
     {"__main__"},
 ]

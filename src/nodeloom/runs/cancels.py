@@ -37,13 +37,17 @@ class CancelWatch:
     async def _poll(self) -> None:
         while self.live.running():
             await asyncio.sleep(self.interval)
-            running = self.live.running()
-            asked: set[str] = set()
-            with contextlib.suppress(Exception):  # a missed poll is not fatal
-                asked = await self.store.cancels_requested(running)
-            for run_id in asked:
-                live = self.live.get(run_id)
-                if live is not None and not live.paused and not live.cancelled:
-                    live.cancelled = True  # once: let it unwind
-                    if live.task is not None:
-                        live.task.cancel()
+            await self.check(self.live.running())
+
+    async def check(self, run_ids: list[str]) -> None:
+        """Cancel those of `run_ids` running here that were asked to stop (the poll's
+        step; a process told of a cancel at once, e.g. by a notification, calls it)."""
+        asked: set[str] = set()
+        with contextlib.suppress(Exception):  # a missed poll is not fatal
+            asked = await self.store.cancels_requested(run_ids)
+        for run_id in asked:
+            live = self.live.get(run_id)
+            if live is not None and not live.paused and not live.cancelled:
+                live.cancelled = True  # once: let it unwind
+                if live.task is not None:
+                    live.task.cancel()

@@ -33,6 +33,11 @@ from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
 from nodeloom.store import RunRecord, RunStateError, Store
 
 RESUMABLE = ("paused", "interrupted")
+HANDED_BACK = {
+    "code": "handed_back",
+    "message": "the worker running it stopped before it ended; it is resumable from its "
+    "checkpoints",
+}
 
 
 class RunService:
@@ -53,7 +58,7 @@ class RunService:
         self.heartbeat = heartbeat
         self.flows = FlowCache(self.registry)
         self.live = LiveRuns()
-        self._cancels = CancelWatch(store, self.live)
+        self.cancels = CancelWatch(store, self.live)
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -65,7 +70,7 @@ class RunService:
 
     async def aclose(self) -> None:
         """Let go of held paused runs (they stay paused in the store) and close flows."""
-        await self._cancels.aclose()
+        await self.cancels.aclose()
         for run_id in self.live.paused():
             await self._let_go(run_id)
         await self.flows.aclose()
@@ -237,9 +242,10 @@ class RunService:
             record = await self.store.get_run(run_id)
         if record.status == "running":
             return await self.store.request_cancel(run_id)
-        if record.status not in RESUMABLE:
-            raise RunStateError(run_id, record.status, ("running", *RESUMABLE), "cancelled")
-        record = await self.store.claim_run(run_id, states=RESUMABLE)
+        ended_here = (*RESUMABLE, "queued")  # a queued run: before any worker took it
+        if record.status not in ended_here:
+            raise RunStateError(run_id, record.status, ("running", *ended_here), "cancelled")
+        record = await self.store.claim_run(run_id, states=ended_here)
         event = Event("run_cancelled", {"duration_ms": 0.0}, run_id=run_id, seq=record.last_seq + 1)
         await self.store.write_batch(run_id, events=[event])
         return await self.store.finish_run(run_id, "cancelled")
@@ -281,7 +287,7 @@ class RunService:
         live.task = asyncio.create_task(run())
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
-        self._cancels.wake()
+        self.cancels.wake()
         return await self._outcome(live, hold)
 
     async def _outcome(self, live: LiveRun, hold: bool, resuming: bool = False) -> RunResult:
@@ -316,6 +322,10 @@ class RunService:
             raise
         finally:
             live.task = None
+        if live.handed_back:
+            await _close(recorder)
+            await self.store.finish_run(run_id, "interrupted", error=HANDED_BACK)
+            return RunResult(run_id, RunStatus.CANCELLED, error=HANDED_BACK)
         if recorder.error is not None:
             if live.execution is not None:
                 await live.execution.release()
@@ -351,7 +361,7 @@ class RunService:
         assert live.execution is not None
         live.paused = False
         live.task = asyncio.create_task(live.execution.resume(node, answer))
-        self._cancels.wake()
+        self.cancels.wake()
         try:
             return await self._outcome(live, True, resuming=True)
         except AnswerError:  # the node keeps waiting

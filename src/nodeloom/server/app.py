@@ -14,6 +14,9 @@ from fastapi import Depends, FastAPI
 from pydantic import BaseModel
 
 from nodeloom import __version__
+from nodeloom.fleet.broker import require_postgres
+from nodeloom.fleet.signals import RunSignals
+from nodeloom.fleet.submit import Submitter
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
 from nodeloom.server import python_tools
@@ -56,20 +59,29 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.queue_url:
+            require_postgres(config.database_url, "nodeloom serve")
         store = await Store.open(config.database_url)
         found = registry or default_registry()
         if config.flows:
             for saved in await import_flows(store, found, config.flows):
                 print(f"nodeloom serve: saved flow {saved}", file=sys.stderr)
         broadcaster = Broadcaster()
+        runs = RunService(store, found)
+        signals = None
+        if store.listen_url is not None:  # Postgres: follow other processes' runs live
+            signals = RunSignals(store.listen_url)
+            await signals.start()
         state = ServerState(
             config=config,
             store=store,
             registry=found,
-            runs=RunService(store, found),
+            runs=runs,
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
+            queue=Submitter(config.queue_url, runs) if config.queue_url else None,
+            signals=signals,
         )
         app.state.nodeloom = state
         python_tools.enforce()  # flows import only the operator's allow-listed functions
