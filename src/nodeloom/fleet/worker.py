@@ -51,7 +51,7 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
         await host.handle(payload)
 
     dramatiq.actor(
-        nodeloom_job, broker=broker, actor_name=ACTOR_NAME, queue_name=QUEUE_NAME, max_retries=0
+        nodeloom_job, broker=broker, actor_name=ACTOR_NAME, queue_name=QUEUE_NAME
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s pid=%(process)d %(message)s",
     )
     logging.getLogger("dramatiq").setLevel(logging.WARNING)
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     url = queue_url()
     if url is None:
         print("nodeloom worker: NODELOOM_QUEUE_URL is not set", file=sys.stderr)
