@@ -9,6 +9,7 @@ worker's job is delivered again within a few seconds.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -77,10 +78,8 @@ class Redis:
         if not self.pidfile.exists():
             return
         pid = int(self.pidfile.read_text())
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         deadline = time.monotonic() + 10
         while self._pings() and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -4,8 +4,8 @@ from nodeloom.plugins.contract import ExecutionResult
 
 
 class MarkExternal:
-    """Mark, declared `external`. Awaits `seconds`, then appends "<run id> <node id>" to the file `path` (a side
-    effect the fleet tests count: one line per execution that ran to its end)."""
+    """Mark, declared `external`: awaits `seconds`, then appends "<run id> <node id>"
+    to the file `path`."""
 
     node_type = "mark-external"
 
