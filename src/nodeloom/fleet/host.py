@@ -38,12 +38,14 @@ class WorkerHost:
         database_url: str | None,
         enqueue: Callable[[Job], None],
         deliveries: Deliveries,
+        depth: Callable[[], int],
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
     ) -> None:
         self.database_url = database_url
         self.enqueue = enqueue
         self.deliveries = deliveries
+        self.depth = depth
         self.heartbeat = heartbeat
         self.store: Store | None = None
         self.runs: WorkerRuns | None = None
@@ -147,17 +149,29 @@ class WorkerHost:
                 log.warning("sweep: %s", exc)
                 continue
             cutoff = datetime.now(UTC) - timedelta(seconds=SWEEP_SECONDS)
-            for record in queued:
-                created = record.created_at
-                if created.tzinfo is None:
-                    created = created.replace(tzinfo=UTC)
-                if created < cutoff:
-                    log.info("run %s: still queued; enqueued again", record.id)
-                    await asyncio.to_thread(self.enqueue, Job.start(record.id))
+            stale = [record.id for record in queued if _aware(record.created_at) < cutoff]
+            try:
+                waiting = await asyncio.to_thread(self.depth)
+            except Exception as exc:
+                log.warning("sweep: %s", exc)
+                continue
+            if waiting >= len(stale):
+                continue  # a backlog: their messages are (or may well be) on the queue
+            for run_id in stale:
+                log.info("run %s: still queued; enqueued again", run_id)
+                try:
+                    await asyncio.to_thread(self.enqueue, Job.start(run_id))
+                except Exception as exc:
+                    log.warning("sweep: %s", exc)
+                    break
 
     def _hook(self, event: str, run_id: str) -> None:
         if self.on_job is not None:  # the worker registry / metrics (operations) hook here
             self.on_job(event, run_id)
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 async def _retrying(what: str, attempt: Callable[[], Any]) -> Any:

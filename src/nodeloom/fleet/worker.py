@@ -18,7 +18,14 @@ import sys
 import threading
 from typing import Any
 
-from nodeloom.fleet.broker import ACTOR_NAME, QUEUE_NAME, enqueue, make_broker, queue_url
+from nodeloom.fleet.broker import (
+    ACTOR_NAME,
+    QUEUE_NAME,
+    enqueue,
+    make_broker,
+    queue_depth,
+    queue_url,
+)
 from nodeloom.fleet.delivery import Deliveries
 from nodeloom.fleet.host import WorkerHost
 
@@ -31,7 +38,12 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
     from dramatiq.middleware import Middleware
 
     broker = make_broker(url, worker=True)
-    host = WorkerHost(database, lambda job: enqueue(broker, job), Deliveries(broker.client))
+    host = WorkerHost(
+        database,
+        lambda job: enqueue(broker, job),
+        Deliveries(broker.client),
+        lambda: queue_depth(broker),
+    )
 
     def on_loop(coroutine: Any) -> Any:
         thread = get_event_loop_thread()
@@ -50,9 +62,7 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
     async def nodeloom_job(payload: Any) -> None:
         await host.handle(payload)
 
-    dramatiq.actor(
-        nodeloom_job, broker=broker, actor_name=ACTOR_NAME, queue_name=QUEUE_NAME
-    )
+    dramatiq.actor(nodeloom_job, broker=broker, actor_name=ACTOR_NAME, queue_name=QUEUE_NAME)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
