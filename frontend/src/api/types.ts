@@ -800,7 +800,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Answer */
             answer: string | null;
             /** Usage */
@@ -1427,7 +1427,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Run Url */
             run_url: string;
             /** Events Url */
@@ -1441,7 +1441,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Flow Id */
             flow_id: string | null;
             /** Flow Version */
@@ -1508,7 +1508,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Flow Id */
             flow_id: string | null;
             /** Flow Version */
@@ -2275,7 +2275,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description one or several (repeat it) */
-                status?: ("running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted")[] | null;
+                status?: ("running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued")[] | null;
                 flow_id?: string | null;
                 chat_id?: string | null;
                 limit?: number;
