@@ -104,16 +104,16 @@ async def take_up(runs: WorkerRuns, record: RunRecord, count: int) -> RunResult 
 
 
 async def quarantine(store: Store, job: Job, count: int) -> None:
-    """End the job's run `failed` (error `run_quarantined`): it was delivered `count`
-    times and each time its worker died before it ended."""
+    """End the job's run `failed` (error `run_quarantined`): this is its delivery
+    `count`; each before it ended with its worker dead."""
     record = await _find(store, job.run_id)
     if record is None or record.status in FINISHED_STATES:
         return
     error = {
         "code": "run_quarantined",
-        "message": f"run {record.id} was delivered to a worker {count} times and each time "
-        f"the worker stopped before the run ended (killed, out of memory, crashed); it is "
-        f"not delivered again (the limit is NODELOOM_MAX_DELIVERIES={MAX_DELIVERIES}). "
+        "message": f"run {record.id} was delivered to a worker {count - 1} times and each "
+        "time the worker stopped before the run ended (killed, out of memory, crashed); it "
+        f"is not delivered again (the limit is NODELOOM_MAX_DELIVERIES={MAX_DELIVERIES}). "
         "Its record and checkpoints are kept: look at its last started node, fix the "
         "cause, and start it again",
     }

@@ -86,6 +86,13 @@ class WorkerHost:
         except (TypeError, ValueError) as exc:
             log.error("dropped a message that is not a job: %s", exc)
             return
+        try:
+            await self._handle(job)
+        except Exception:  # a bug: say so; the run stays as recorded (a sweep or a resume)
+            log.exception("job %s of run %s failed", job.kind, job.run_id)
+
+    async def _handle(self, job: Job) -> None:
+        assert self.runs is not None
         count = await asyncio.to_thread(self.deliveries.count, job.job_id)
         if count > MAX_DELIVERIES:
             await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
