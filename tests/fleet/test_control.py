@@ -12,6 +12,7 @@ import pytest
 
 from nodeloom.testing.builders import chain, graph, node
 
+from ..server.conftest import read_frames
 from .conftest import Fleet, marks, save, wait_for
 
 pytestmark = pytest.mark.slow
@@ -115,3 +116,13 @@ def test_a_chat_turn_waits_for_the_run_a_worker_executed_and_answers(fleet: Flee
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "completed"
     assert response.json()["answer"] == "HELLO"
+
+    streamed = read_frames(
+        api, f"/api/flows/{flow_id}/chat", method="POST", json={"message": "hi", "stream": True}
+    )
+    first, *events, last = streamed
+    assert first.event == "ChatTurn" and last.event == "ChatReply"
+    assert last.data["answer"] == "HI"
+    run_events = [e for e in events if e.event != "FlowStep"]
+    assert [e.id for e in run_events] == list(range(1, len(run_events) + 1))
+    assert run_events[-1].event == "run_completed"
