@@ -68,6 +68,12 @@ def test_a_paused_run_holds_no_worker_slot_and_its_answer_is_enqueued(fleet: Fle
     meanwhile = api.post(f"/api/flows/{other}/runs", json={}).json()["run_id"]
     wait_for(api, meanwhile, "completed", within=30, fleet=fleet)  # the one slot was free
 
+    fleet.redis.stop()  # the queue cannot take the answer: 503, the run stays paused
+    refused = api.post(f"/api/runs/{paused}/resume", json={"answers": {"q": "Ada"}})
+    assert refused.status_code == 503, refused.text
+    assert refused.json()["error"]["code"] == "queue_unavailable"
+    assert api.get(f"/api/runs/{paused}").json()["status"] == "paused"
+    fleet.redis.start()
     answered = api.post(f"/api/runs/{paused}/resume", json={"answers": {"q": "Ada"}})
     assert answered.status_code == 202, answered.text
     run = wait_for(api, paused, "completed", "failed", fleet=fleet)

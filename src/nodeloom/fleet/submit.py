@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from nodeloom.engine.flow import Flow, trigger_data
+from nodeloom.errors import NodeloomError
 from nodeloom.fleet.broker import enqueue, make_broker
 from nodeloom.fleet.jobs import Job, flow_of
 from nodeloom.runs import RunService
@@ -25,8 +26,10 @@ from nodeloom.store import RunStateError
 log = logging.getLogger("nodeloom.fleet")
 
 
-class QueueUnavailableError(RuntimeError):
-    """Redis did not take the job."""
+class QueueUnavailableError(NodeloomError):
+    """Redis did not take the job (the API answers 503 `queue_unavailable`)."""
+
+    code = "queue_unavailable"
 
 
 class Submitter:

@@ -59,7 +59,9 @@ async def record_decision(token: str, state: State) -> HTMLResponse:
 
     try:
         await state.submit(Job.resume(link.run_id, {link.node_id: decision}))
-    except NodeloomError:  # another click won the race: the run is no longer paused
+    except NodeloomError as exc:  # another click won the race: the run is no longer paused
+        if exc.code == "queue_unavailable":
+            raise
         return _already()
     return _page(202, "Thank you", f"<p>Recorded: {html.escape(_WORDS[decision].lower())}.</p>")
 
