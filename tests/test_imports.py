@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"nodes", "formats", "paths"},  # the catalogue; foreign formats; where data lives
     {"engine", "store", "flow_steps"},
     {"runs", "testing"},
-    {"evaluation", "nodeloom"},  # `nodeloom`: the package's own __init__ (public API)
+    {"evaluation", "nodeloom", "fleet"},  # `nodeloom`: the public API; fleet: queue, jobs, workers
     {"publishing"},  # saved flows as MCP tools (for the server and the CLI)
     {"server", "cli"},
     {"__main__"},

@@ -245,7 +245,10 @@ def test_cancel_of_a_paused_run_ends_it_cancelled(nodeloom, paused):
     assert listed["status"] == "cancelled"
     again = nodeloom("runs", "cancel", paused)
     assert again.returncode == 2
-    assert f"run {paused} is cancelled; only running, paused or interrupted runs" in again.stderr
+    assert (
+        f"run {paused} is cancelled; only running, paused, interrupted or queued runs"
+        in again.stderr
+    )
 
 
 def test_cancel_of_a_run_running_in_another_process_requests_it(nodeloom, greeting):

@@ -947,7 +947,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Answer */
             answer: string | null;
             /** Usage */
@@ -1007,7 +1007,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Flow Id */
             flow_id: string | null;
             /** Flow Version */
@@ -1592,7 +1592,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Run Url */
             run_url: string;
             /** Events Url */
@@ -1606,7 +1606,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Flow Id */
             flow_id: string | null;
             /** Flow Version */
@@ -1688,7 +1688,7 @@ export interface components {
              * Status
              * @enum {string}
              */
-            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted";
+            status: "running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued";
             /** Flow Id */
             flow_id: string | null;
             /** Flow Version */
@@ -2497,7 +2497,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description one or several (repeat it) */
-                status?: ("running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted")[] | null;
+                status?: ("running" | "paused" | "completed" | "failed" | "cancelled" | "interrupted" | "queued")[] | null;
                 flow_id?: string | null;
                 chat_id?: string | null;
                 parent_run_id?: string | null;

@@ -174,7 +174,7 @@ export function RunDetail({ runId }: { runId: string }) {
   if (!run) return <main className="runs-page muted">Loading run…</main>
 
   const runError = run.error as { message?: string; node_name?: string; node_id?: string } | null
-  const canCancel = run.status === 'running' || run.status === 'paused' || run.status === 'interrupted'
+  const canCancel = run.status === 'queued' || run.status === 'running' || run.status === 'paused' || run.status === 'interrupted'
   const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled'
   const lastIndex = new Map<string, number>()
   run.timeline.forEach((entry, index) => lastIndex.set(entry.node_id, index))

@@ -9,7 +9,7 @@ import { Evaluations } from './Evaluations'
 import { RunDetail } from './RunDetail'
 import './runs.css'
 
-export const STATUSES: RunStatus[] = ['running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']
+export const STATUSES: RunStatus[] = ['queued', 'running', 'paused', 'completed', 'failed', 'cancelled', 'interrupted']
 const PAGE = 25
 
 export function RunHistory({ runId }: { runId: string | null }) {

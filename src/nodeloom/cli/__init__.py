@@ -20,6 +20,7 @@ COMMANDS = {
     "chat": "nodeloom.cli.chat:chat_command",
     "mock-llm": "nodeloom.testing.mock_llm.cli:mock_llm_command",
     "serve": "nodeloom.server.command:serve_command",
+    "worker": "nodeloom.cli.worker:worker_command",
     "token": "nodeloom.server.command:token_command",
     "credentials": "nodeloom.cli.credentials:credentials_command",
     "test": "nodeloom.cli.flowtests:test_command",

@@ -65,3 +65,12 @@ def run_timeout(timeout: float) -> dict[str, Any]:
         "message": f"the run took longer than its timeout of {timeout:g} s; running nodes "
         "were cancelled",
     }
+
+
+def handed_back() -> dict[str, Any]:
+    """The worker running the run stopped (SIGTERM past its grace) before the run ended."""
+    return {
+        "code": "handed_back",
+        "message": "the worker running it stopped before it ended; it is resumable from its "
+        "checkpoints",
+    }

@@ -24,6 +24,7 @@ class LiveRun:
         self.task: asyncio.Task[RunResult] | None = None  # what runs it, while it runs
         self.paused = False
         self.cancelled = False  # cancelling was asked before it had a task
+        self.handed_back = False  # stopped without ending: left resumable (a worker's stop)
         self.ended = asyncio.Event()  # set once it has ended and its end is recorded
         self.owner: Any = None  # what its table's owner keeps with it (a recorder, a flow)
 

@@ -40,33 +40,39 @@ class CancelWatch:
     async def _poll(self) -> None:
         while self.live.running():
             await asyncio.sleep(self.interval)
-            running = self.live.running()
-            asked: set[str] = set()
-            with contextlib.suppress(Exception):  # a missed poll is not fatal
-                asked = await self.store.cancels_requested(running)
-            for run_id in asked:
-                live = self.live.get(run_id)
-                if live is not None and not live.paused and not live.cancelled:
-                    live.cancelled = True  # once: let it unwind
-                    if live.task is not None:
-                        live.task.cancel()
+            await self.check(self.live.running())
+
+    async def check(self, run_ids: list[str]) -> None:
+        """Cancel those of `run_ids` running here that were asked to stop (the poll's
+        step; a process told of a cancel at once, e.g. by a notification, calls it)."""
+        asked: set[str] = set()
+        with contextlib.suppress(Exception):  # a missed poll is not fatal
+            asked = await self.store.cancels_requested(run_ids)
+        for run_id in asked:
+            live = self.live.get(run_id)
+            if live is not None and not live.paused and not live.cancelled:
+                live.cancelled = True  # once: let it unwind
+                if live.task is not None:
+                    live.task.cancel()
 
 
 async def cancel_elsewhere(
     store: Store, run_id: str, observer: EventSink | None = None
 ) -> RunRecord:
     """Cancel a run not live in this process. Running in another process: that process
-    is asked to (it checks with each heartbeat). Paused or interrupted: ended now, with
-    its `run_cancelled` event. Raises RunStateError for a run that has ended."""
+    is asked to (it checks with each heartbeat, or at once when notified). Paused,
+    interrupted or queued (before any worker took it): ended now, with its
+    `run_cancelled` event. Raises RunStateError for a run that has ended."""
     record = await store.get_run(run_id)
     if record.status == "running":  # its process may have died: find out
         await store.find_interrupted()
         record = await store.get_run(run_id)
     if record.status == "running":
         return await store.request_cancel(run_id)
-    if record.status not in RESUMABLE:
-        raise RunStateError(run_id, record.status, ("running", *RESUMABLE), "cancelled")
-    record = await store.claim_run(run_id, states=RESUMABLE)
+    ended_here = (*RESUMABLE, "queued")
+    if record.status not in ended_here:
+        raise RunStateError(run_id, record.status, ("running", *ended_here), "cancelled")
+    record = await store.claim_run(run_id, states=ended_here)
     event = Event("run_cancelled", {"duration_ms": 0.0}, run_id=run_id, seq=record.last_seq + 1)
     await store.write_batch(run_id, events=[event])
     if observer is not None:

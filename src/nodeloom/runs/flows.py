@@ -52,6 +52,9 @@ class FlowCache:
     async def of(self, store: Store, record: RunRecord) -> Flow:
         """The compiled flow of the document a recorded run ran."""
         if record.flow_id is not None:
+            cached = self._flows.get(("saved", record.flow_id, record.flow_version))
+            if cached is not None:  # a version never changes: no read
+                return cached
             version = await store.get_flow(
                 record.flow_id, record.flow_version, include_deleted=True
             )

@@ -18,6 +18,7 @@ from typing import Any
 from nodeloom.engine.checkpoint import Continuation
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink
+from nodeloom.engine.failures import handed_back
 from nodeloom.engine.flow import Flow, trigger_data
 from nodeloom.engine.human import AnswerError
 from nodeloom.engine.live import LiveRun, LiveRuns
@@ -35,16 +36,12 @@ from nodeloom.store import RunRecord, RunStateError, Store
 
 
 class RunService:
-    """The one owner of a process's recorded runs: which run is live here (running, or
-    paused and held open for an answer), its execution and recorder, the compiled flows
-    (`flows`), child runs (`subflows`: `check` vets a saved flow before one), and the one
-    poller of cancels asked by other processes. See docs/python.md, "Who owns a live run".
-
-    `observer`: an event sink that sees every event of every run here, besides the
-    run's own sink (a RunMetrics: docs/observability.md). Every run's events also tell
-    the log which run and node it is in (nodeloom.observability.logs). `woken`: a timer
-    service wakes paused runs whose deadline passed (the server's), so a long Wait pauses
-    its run and is let go."""
+    """The one owner of a process's recorded runs (docs/python.md, "Who owns a live run"):
+    which run is live here (running, or paused and held for an answer), its execution and
+    recorder, the compiled flows (`flows`), child runs (`subflows`; `check` vets a saved
+    flow first), the one poller of cancels asked elsewhere. `observer` sees every event of
+    every run here (a RunMetrics; each run's events also set the log's run and node ids);
+    `woken`: a timer service wakes paused runs' deadlines, so a long Wait lets go its run."""
 
     def __init__(
         self,
@@ -64,7 +61,7 @@ class RunService:
         self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
         self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
         self.live = LiveRuns()
-        self._cancels = CancelWatch(store, self.live)
+        self.cancels = CancelWatch(store, self.live)
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -76,7 +73,7 @@ class RunService:
 
     async def aclose(self) -> None:
         """Let go of held paused runs (they stay paused in the store) and close flows."""
-        await self._cancels.aclose()
+        await self.cancels.aclose()
         for run_id in self.live.paused():
             await self._let_go(run_id)
         await self.flows.aclose()
@@ -292,7 +289,7 @@ class RunService:
         live.task = asyncio.create_task(run())
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
-        self._cancels.wake()
+        self.cancels.wake()
         result = await self._outcome(live, hold)
         await self.subflows.after_run(record.id, result, flow)
         return result
@@ -329,6 +326,11 @@ class RunService:
             raise
         finally:
             live.task = None
+        if live.handed_back:
+            await recorder.close_quietly()
+            error = handed_back()
+            await self.store.finish_run(run_id, "interrupted", error=error)
+            return RunResult(run_id, RunStatus.CANCELLED, error=error)
         if recorder.error is not None:
             if live.execution is not None:
                 await live.execution.release()
@@ -366,7 +368,7 @@ class RunService:
         assert live.execution is not None
         live.paused = False
         live.task = asyncio.create_task(live.execution.resume(node, answer))
-        self._cancels.wake()
+        self.cancels.wake()
         try:
             return await self._outcome(live, True, resuming=True)
         except AnswerError:  # the node keeps waiting

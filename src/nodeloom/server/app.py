@@ -15,6 +15,9 @@ from pydantic import BaseModel
 from starlette.routing import Route
 
 from nodeloom import __version__
+from nodeloom.fleet.broker import require_postgres
+from nodeloom.fleet.signals import RunSignals
+from nodeloom.fleet.submit import Submitter
 from nodeloom.observability.metrics import RunMetrics
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
@@ -65,22 +68,29 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.queue_url:
+            require_postgres(config.database_url, "nodeloom serve")
         store = await Store.open(config.database_url)
         found = registry or default_registry()
         if config.flows:
             for saved in await import_flows(store, found, config.flows):
                 print(f"nodeloom serve: saved flow {saved}", file=sys.stderr)
         broadcaster = Broadcaster()
+        runs = RunService(store, found, observer=RunMetrics(), woken=True, check=python_tools.check)
+        signals = None
+        if store.listen_url is not None:  # Postgres: follow other processes' runs live
+            signals = RunSignals(store.listen_url)
+            await signals.start()
         state = ServerState(
             config=config,
             store=store,
             registry=found,
-            runs=RunService(
-                store, found, observer=RunMetrics(), woken=True, check=python_tools.check
-            ),
+            runs=runs,
             tokens=TokenStore(config.tokens_file),
             broadcaster=broadcaster,
             launcher=Launcher(broadcaster),
+            queue=Submitter(config.queue_url, runs) if config.queue_url else None,
+            signals=signals,
         )
         app.state.nodeloom = state
         ops = app.state.operations = await operations.Operations.open(config, store, state.runs)

@@ -53,6 +53,15 @@ GRACE_SECONDS = 5
     "OpenAI-protocol models at them: flows run offline (docs/testing.md).",
 )
 @log_format_option
+@click.option(
+    "--queue",
+    "queue",
+    envvar="NODELOOM_QUEUE_URL",
+    metavar="URL",
+    help="Enqueue runs on this Redis queue (redis://HOST:PORT/DB) for `nodeloom worker`s "
+    "instead of running them here; needs the Postgres store (docs/deployment.md). "
+    "Default: NODELOOM_QUEUE_URL.",
+)
 def serve_command(
     host: str,
     port: int,
@@ -62,6 +71,7 @@ def serve_command(
     public_hosts: tuple[str, ...],
     mock_scripts: tuple[str, ...],
     log_format: str,
+    queue: str | None,
 ) -> None:
     """Serve the HTTP API (docs/api.md). Needs a token per client
     (`nodeloom token create NAME`) unless --dev."""
@@ -73,6 +83,15 @@ def serve_command(
             err=True,
         )
         sys.exit(2)
+    from nodeloom.fleet.broker import QueueConfigError, queue_url, require_postgres
+
+    try:
+        queue = queue_url(queue)
+        if queue is not None:
+            require_postgres(None, "nodeloom serve --queue")
+    except QueueConfigError as exc:
+        click.echo(f"nodeloom serve: {exc}", err=True)
+        sys.exit(2)
     import uvicorn
 
     from nodeloom.server.app import create_app
@@ -83,7 +102,14 @@ def serve_command(
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         flows=flow_paths,
         public_hosts=public_hosts,
+        queue_url=queue,
     )
+    if queue:
+        click.echo(
+            f"nodeloom serve: runs go to the queue at {queue.rpartition('@')[2]}; "
+            "`nodeloom worker` runs them",
+            err=True,
+        )
     if dev:
         click.echo("nodeloom serve: --dev: authentication is OFF (loopback only)", err=True)
     elif not TokenStore(config.tokens_file).list():

@@ -17,7 +17,9 @@ class ServerConfig:
     `database_url`: the run store's (None: NODELOOM_DATABASE_URL or the default SQLite
     file). `tokens_file`: where API tokens are kept (default `<data dir>/tokens.json`).
     `flows`: graph files (or folders of them) saved as flows at start-up (see seed.py).
-    `public_hosts`: host names besides loopback ones that `dev` answers (see origin.py)."""
+    `public_hosts`: host names besides loopback ones that `dev` answers (see origin.py).
+    `queue_url`: a Redis URL: launches are enqueued for `nodeloom worker`s, not run here
+    (needs the Postgres store; see docs/deployment.md)."""
 
     dev: bool = False
     database_url: str | None = None
@@ -25,6 +27,7 @@ class ServerConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     flows: tuple[Path, ...] = ()  # graph files or folders saved as flows at start-up
     public_hosts: tuple[str, ...] = ()
+    queue_url: str | None = None
 
 
 def is_loopback(host: str) -> bool:

@@ -4,7 +4,8 @@ status that says whose fault it is:
     400-499  the request: 401 unauthorized, 404 not_found, 405 method_not_allowed,
              409 run_state, 413 body_too_large, 422 invalid_request / invalid_graph /
              invalid_answer
-    503      the store cannot be reached or is full (store_unavailable, store_full)
+    503      the store cannot be reached or is full (store_unavailable, store_full), or
+             the queue (--queue) did not take a launch (queue_unavailable)
     500      a bug (internal_error): never for bad input
 """
 
@@ -20,6 +21,7 @@ from starlette.exceptions import HTTPException
 
 from nodeloom.engine.human import AnswerError
 from nodeloom.errors import GraphError, NodeloomError
+from nodeloom.fleet.submit import QueueUnavailableError
 from nodeloom.store import (
     NotFoundError,
     RunStateError,
@@ -116,7 +118,7 @@ async def _nodeloom_error(request: Request, exc: Exception) -> JSONResponse:
         )
     if isinstance(exc, AnswerError):
         return error_response(422, exc.code, str(exc))
-    if isinstance(exc, StoreUnavailableError | StoreFullError):
+    if isinstance(exc, StoreUnavailableError | StoreFullError | QueueUnavailableError):
         return error_response(503, exc.code, str(exc))
     if isinstance(exc, StoreError):
         log.error("store error on %s %s: %s", request.method, request.url.path, exc)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # parameter above it is a 422, not an OverflowError in the driver.
 LARGEST_INT = 2**63 - 1
 
-RunState = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted"]
+RunState = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted", "queued"]
 NodeState = Literal["started", "completed", "failed", "skipped", "waiting"]
 
 # -- errors ------------------------------------------------------------------------------

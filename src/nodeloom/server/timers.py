@@ -1,7 +1,7 @@
 """The server's timer service: `nodeloom.runs.timers.TimerService` (what fires, decided
 by leases in the store), launching what fires through the server's launch path, the same
-as a run started or resumed by the API (`Launcher`): where runs go to a worker fleet, so
-do these."""
+as a run started or resumed by the API (`ServerState.submit`): where runs go to a worker
+fleet (`--queue`), so do these."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
-from nodeloom.engine.events import EventSink
+from nodeloom.fleet.jobs import Job
 from nodeloom.runs.timers import TimerService
 from nodeloom.server.runtime import ServerState
 from nodeloom.store import ScheduleRecord
@@ -22,25 +22,13 @@ def timer_service(state: ServerState) -> TimerService:
     async def start(schedule: ScheduleRecord, tick: datetime, trigger: dict[str, Any]) -> str:
         saved = await state.store.get_flow(schedule.flow_id, schedule.flow_version)
         flow = state.flow(saved.flow_id, saved.version, saved.document)
-        run_id = uuid.uuid4().hex
-
-        def begin(sink: EventSink) -> Any:
-            return state.runs.start(
-                flow,
-                trigger=trigger,
-                sink=sink,
-                run_id=run_id,
-                flow_id=saved.flow_id,
-                flow_version=saved.version,
-            )
-
-        return await state.launcher.launch(begin, run_id)
+        job = Job.start(
+            uuid.uuid4().hex, flow_id=saved.flow_id, flow_version=saved.version, trigger=trigger
+        )
+        return await state.submit(job, flow=flow)
 
     async def wake(run_id: str, answers: dict[str, Any]) -> str:
-        def begin(sink: EventSink) -> Any:
-            return state.runs.resume(run_id, answers=answers, sink=sink)
-
-        return await state.launcher.launch(begin)
+        return await state.submit(Job.resume(run_id, answers))
 
     return TimerService(state.store, start=start, wake=wake)
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Connection, Row, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -46,6 +46,14 @@ RUN_FIELDS = frozenset(
 )
 
 
+# Postgres: every write of a run's events or status notifies this channel with the run's
+# id, in the same transaction (so it is delivered once the write is visible). Servers
+# that follow a run executed elsewhere wait for it (nodeloom.fleet.signals).
+NOTIFY_CHANNEL = "nodeloom_runs"
+CANCEL_CHANNEL = "nodeloom_cancels"  # a cancel was asked: its owner looks now
+_NOTIFY = text("SELECT pg_notify(:channel, :run_id)")
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -59,6 +67,17 @@ class Access:
         self._blobs = packer.blobs
         self.store_id = store_id
         self._statements: dict[Any, Any] = {}  # statements built once per shape
+
+    def _notify_sync(self, conn: Connection, run_id: str) -> None:
+        """Postgres: tell listeners the run changed (delivered at commit)."""
+        if not self._db.is_sqlite:
+            conn.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "run_id": run_id})
+
+    async def _notify(
+        self, conn: AsyncConnection, run_id: str, channel: str = NOTIFY_CHANNEL
+    ) -> None:
+        if not self._db.is_sqlite:
+            await conn.execute(_NOTIFY, {"channel": channel, "run_id": run_id})
 
     def _insert(self, model: Any) -> Any:
         return (pg_insert if not self._db.is_sqlite else sqlite_insert)(model.__table__)

@@ -16,7 +16,14 @@ from typing import Any
 from sqlalchemy import Row, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from nodeloom.store.access import Access, check_choice, no_run, now
+from nodeloom.store.access import (
+    CANCEL_CHANNEL,
+    NOTIFY_CHANNEL,
+    Access,
+    check_choice,
+    no_run,
+    now,
+)
 from nodeloom.store.errors import RunStateError
 from nodeloom.store.records import RUN_STATES, RunRecord
 from nodeloom.store.schema import Run
@@ -110,6 +117,10 @@ class Control(Access):
                 if status is None:
                     raise no_run(run_id)
                 raise RunStateError(run_id, status, required, action)
+            # A cancel asked reaches its owner now (other changes: the run's readers).
+            await self._notify(
+                conn, run_id, CANCEL_CHANNEL if action == "cancelled" else NOTIFY_CHANNEL
+            )
             return row
 
         return await self._run_record(await self._db.write(work), True)

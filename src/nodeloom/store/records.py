@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 
 from nodeloom.plugins.contract import Event, SideEffects
 
-RunState = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted"]
+RunState = Literal["running", "paused", "completed", "failed", "cancelled", "interrupted", "queued"]
 RUN_STATES: tuple[str, ...] = get_args(RunState)
 FINISHED_STATES: tuple[str, ...] = ("completed", "failed", "cancelled", "interrupted")
 

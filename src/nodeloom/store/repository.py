@@ -119,6 +119,16 @@ class Store(Flows, Runs, Control, Timeline, Workers, Timers):
         return safe_url(self._db.url)
 
     @property
+    def listen_url(self) -> str | None:
+        """Postgres: the plain libpq URL (password included) for a connection of its own,
+        e.g. one that LISTENs for run changes (see `nodeloom.store.access.NOTIFY_CHANNEL`);
+        None on SQLite."""
+        if self._db.is_sqlite:
+            return None
+        plain = self._db.url.set(drivername="postgresql")
+        return plain.render_as_string(hide_password=False)
+
+    @property
     def blob_dir(self) -> Path:
         """This store's blob folder."""
         return self._blobs.root

@@ -134,6 +134,7 @@ class Runs(Access):
             if result.rowcount == 0:
                 raise no_run(run_id)
             await self._link(conn, run_id, packed)
+            await self._notify(conn, run_id)
 
         await self._db.write(work)
 
@@ -179,6 +180,7 @@ class Runs(Access):
             )
             await conn.execute(update(Run).where(Run.id == run_id).values(**values))
             await self._link(conn, run_id, packed)
+            await self._notify(conn, run_id)
 
         await self._db.write(work)
         return await self.get_run(run_id)

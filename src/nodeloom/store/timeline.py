@@ -185,6 +185,7 @@ class Timeline(Access):
                 raise no_run(run_id)
             for statement, rows in statements:
                 conn.execute(statement, rows)
+            self._notify_sync(conn, run_id)
 
         await self._write_for_run(run_id, work)
         return len(event_rows)

@@ -17,9 +17,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from nodeloom.engine.events import EventSink, FanoutSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
+from nodeloom.fleet.jobs import Job
 from nodeloom.flow_steps import FlowSteps, is_content, registry_lookup, shows_flow_steps
 from nodeloom.graph.root_agent import USER_TOOLS_DISABLED, accepts_user_tools
 from nodeloom.plugins.contract import Event
@@ -62,21 +62,15 @@ async def chat(flow_id: str, body: ChatTurnRequest, request: Request, state: Sta
     _check_user_tools(flow, body.tools)
     turn = Turn(flow, body.chat_id or uuid.uuid4().hex)
 
-    def begin(sink: EventSink) -> Any:
-        return turn.run(
-            state.runs.start(
-                flow,
-                body.message,
-                trigger={"tools": body.tools} if body.tools else None,
-                sink=FanoutSink(sink, turn),
-                chat_id=turn.chat_id,
-                run_id=turn.run_id,
-                flow_id=saved.flow_id,
-                flow_version=saved.version,
-            )
-        )
-
-    await state.launcher.launch(begin, turn.run_id)
+    job = Job.start(
+        turn.run_id,
+        flow_id=saved.flow_id,
+        flow_version=saved.version,
+        message=body.message,
+        trigger={"tools": body.tools} if body.tools else None,
+        chat_id=turn.chat_id,
+    )
+    await state.submit(job, flow=flow, sink=turn, wrap=turn.run)
     run_url = str(request.url_for("get_run", run_id=turn.run_id).path)
     headers = {"X-Nodeloom-Run-Id": turn.run_id, "X-Nodeloom-Chat-Id": turn.chat_id}
     if not body.stream:
@@ -84,7 +78,7 @@ async def chat(flow_id: str, body: ChatTurnRequest, request: Request, state: Sta
     started = ChatTurnStarted(
         chat_id=turn.chat_id, run_id=turn.run_id, run_url=run_url, events_url=f"{run_url}/events"
     )
-    events = run_events(state.store, state.broadcaster, turn.run_id, 0)
+    events = run_events(state.store, state.broadcaster, turn.run_id, 0, state.signals)
     return StreamingResponse(
         _frames(turn, started, events),
         media_type="text/event-stream",

@@ -18,8 +18,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from nodeloom.engine.events import EventSink
 from nodeloom.errors import NodeloomError
+from nodeloom.fleet.jobs import Job
 from nodeloom.paths import data_dir
 from nodeloom.secrets.links import DecisionLink, LinkError, read_decision
 from nodeloom.server.runtime import State
@@ -57,12 +57,11 @@ async def record_decision(token: str, state: State) -> HTMLResponse:
     assert link is not None
     decision = _decision(link)
 
-    def begin(sink: EventSink) -> Any:
-        return state.runs.resume(link.run_id, answers={link.node_id: decision}, sink=sink)
-
     try:
-        await state.launcher.launch(begin)
-    except NodeloomError:  # another click won the race: the run is no longer paused
+        await state.submit(Job.resume(link.run_id, {link.node_id: decision}))
+    except NodeloomError as exc:  # another click won the race: the run is no longer paused
+        if exc.code == "queue_unavailable":
+            raise
         return _already()
     return _page(202, "Thank you", f"<p>Recorded: {html.escape(_WORDS[decision].lower())}.</p>")
 

@@ -40,7 +40,7 @@ async def run_events_stream(
     after = _after(from_seq, last_event_id)
     await state.store.get_run(run_id)  # 404 before the stream starts
     return StreamingResponse(
-        sse(run_events(state.store, state.broadcaster, run_id, after)),
+        sse(run_events(state.store, state.broadcaster, run_id, after, state.signals)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

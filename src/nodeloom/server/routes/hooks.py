@@ -14,16 +14,17 @@ import json
 import logging
 import re
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from nodeloom.engine.events import EventSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult, RunStatus
 from nodeloom.errors import NodeloomError
+from nodeloom.fleet.jobs import Job
 from nodeloom.secrets import UnknownCredentialError
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import ErrorResponse, RunAccepted
@@ -192,16 +193,9 @@ async def call_hook(webhook_path: str, request: Request, state: State) -> JSONRe
     finished: asyncio.Future[RunResult | None] = loop.create_future()
     run_id = uuid.uuid4().hex
 
-    async def begin(sink: EventSink) -> RunResult:
+    async def keep(outcome: Awaitable[RunResult]) -> RunResult:
         try:
-            result = await state.runs.start(
-                hook.flow,
-                trigger=trigger,
-                sink=sink,
-                run_id=run_id,
-                flow_id=hook.flow_id,
-                flow_version=hook.version,
-            )
+            result = await outcome
         except BaseException:
             if not finished.done():
                 finished.set_result(None)
@@ -210,7 +204,9 @@ async def call_hook(webhook_path: str, request: Request, state: State) -> JSONRe
             finished.set_result(result)
         return result
 
-    await state.launcher.launch(begin, run_id)
+    job = Job.start(run_id, flow_id=hook.flow_id, flow_version=hook.version, trigger=trigger)
+    # A sync hook waits for its run wherever it runs (--queue: a worker, followed here).
+    await state.submit(job, flow=hook.flow, wrap=keep if hook.mode != "async" else None)
     run_url = str(request.url_for("get_run", run_id=run_id).path)
     if hook.mode == "async":
         return await _accepted(state, run_id, run_url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Awaitable
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
@@ -12,6 +13,8 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from nodeloom.engine.result import RunResult
+from nodeloom.fleet.jobs import Job
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import RunAccepted
 from nodeloom.server.routes.responses import errors
@@ -182,15 +185,15 @@ async def upload_files(
         raise ApiError(422, "invalid_request", "upload at least one file (form field `files`)")
     document = ingest_document(collection, references, chunk_size, chunk_overlap)
     flow = load(document, registry=state.registry)
-    run_id = uuid.uuid4().hex
+    job = Job.start(uuid.uuid4().hex, document=document, trigger={})
 
-    async def begin_run(sink: Any) -> Any:
+    async def closing(outcome: Awaitable[RunResult]) -> RunResult:
         try:
-            return await state.runs.start(flow, None, trigger={}, sink=sink, run_id=run_id)
+            return await outcome
         finally:
             await flow.aclose()
 
-    return await _accepted(state, request, await state.launcher.launch(begin_run, run_id))
+    return await _accepted(state, request, await state.submit(job, flow=flow, wrap=closing))
 
 
 def ingest_document(

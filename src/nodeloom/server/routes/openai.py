@@ -13,8 +13,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from nodeloom.engine.events import EventSink, FanoutSink
 from nodeloom.engine.result import RunResult, RunStatus
+from nodeloom.fleet.jobs import Job
 from nodeloom.server.chat import Turn, answer
 from nodeloom.server.errors import ApiError
 from nodeloom.server.openai_models import (
@@ -77,20 +77,14 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, state:
     chat_id = _conversation_id(body, request)
     turn = Turn(flow, chat_id)
 
-    def begin(sink: EventSink) -> Any:
-        return turn.run(
-            state.runs.start(
-                flow,
-                message,
-                sink=FanoutSink(sink, turn),
-                chat_id=chat_id,
-                run_id=turn.run_id,
-                flow_id=saved.flow_id,
-                flow_version=saved.version,
-            )
-        )
-
-    await state.launcher.launch(begin, turn.run_id)
+    job = Job.start(
+        turn.run_id,
+        flow_id=saved.flow_id,
+        flow_version=saved.version,
+        message=message,
+        chat_id=chat_id,
+    )
+    await state.submit(job, flow=flow, sink=turn, wrap=turn.run)
     if not body.stream:
         return _completion(turn, body.model, await turn.outcome, body.flow_steps)
     first = await turn.next_token()

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from nodeloom.engine.events import EventSink
+from nodeloom.fleet.jobs import Job
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import (
     RerunRequest,
@@ -22,6 +22,7 @@ from nodeloom.server.models import (
 )
 from nodeloom.server.routes.responses import LARGEST_INT, errors
 from nodeloom.server.runtime import ServerState, State
+from nodeloom.store import NotFoundError
 
 router = APIRouter(tags=["runs"])
 
@@ -41,21 +42,15 @@ async def start_run(flow_id: str, body: RunStart, request: Request, state: State
         raise ApiError(422, "invalid_request", f"version must be at most {LARGEST_INT}")
     saved = await state.store.get_flow(flow_id, body.version)
     flow = state.flow(saved.flow_id, saved.version, saved.document)
-    run_id = uuid.uuid4().hex
-
-    def begin(sink: EventSink) -> Any:
-        return state.runs.start(
-            flow,
-            body.message,
-            trigger=body.trigger,
-            sink=sink,
-            chat_id=body.chat_id,
-            run_id=run_id,
-            flow_id=saved.flow_id,
-            flow_version=saved.version,
-        )
-
-    return await _accepted(state, request, await state.launcher.launch(begin, run_id))
+    job = Job.start(
+        uuid.uuid4().hex,
+        flow_id=saved.flow_id,
+        flow_version=saved.version,
+        message=body.message,
+        trigger=body.trigger,
+        chat_id=body.chat_id,
+    )
+    return await _accepted(state, request, await state.submit(job, flow=flow))
 
 
 @router.get("/api/runs", response_model=RunList, responses=errors())
@@ -126,18 +121,9 @@ async def resume_run(
 ) -> JSONResponse:
     """Continue a paused or interrupted run in the background, answering waiting nodes
     with `answers`. 409 if the run is in another state."""
-
-    def begin(sink: EventSink) -> Any:
-        return state.runs.resume(
-            run_id,
-            answers=body.answers or None,
-            replay_external=body.replay_external,
-            sink=sink,
-        )
-
     await state.store.get_run(run_id)  # 404 before anything starts
-    # The channel joins on the first event: only once the run is really resumed here.
-    return await _accepted(state, request, await state.launcher.launch(begin))
+    job = Job.resume(run_id, body.answers or None, body.replay_external)
+    return await _accepted(state, request, await state.submit(job))
 
 
 @router.post(
@@ -149,19 +135,19 @@ async def resume_run(
 async def rerun(run_id: str, body: RerunRequest, request: Request, state: State) -> JSONResponse:
     """A new run of the same graph and trigger, running `from_node` and what follows it
     and taking every other node's outputs from this run. Answers with the new run."""
-
-    def begin(sink: EventSink) -> Any:
-        return state.runs.rerun(run_id, body.from_node, sink=sink)
-
-    return await _accepted(state, request, await state.launcher.launch(begin))
+    job = Job.rerun(run_id, body.from_node)
+    return await _accepted(state, request, await state.submit(job))
 
 
 async def _accepted(state: ServerState, request: Request, run_id: str) -> JSONResponse:
-    record = await state.store.get_run(run_id)
+    try:
+        status = (await state.store.get_run(run_id)).status
+    except NotFoundError:  # a re-run a worker has yet to take (--queue)
+        status = "queued"
     run_url = str(request.url_for("get_run", run_id=run_id).path)
     body = RunAccepted(
         run_id=run_id,
-        status=record.status,
+        status=status,
         run_url=run_url,
         events_url=f"{run_url}/events",
     )

@@ -58,7 +58,7 @@ async def run_events_socket(
     except NotFoundError as exc:
         await websocket.close(RUN_NOT_FOUND, reason=_short(str(exc)))
         return
-    events = run_events(state.store, state.broadcaster, run_id, from_seq - 1)
+    events = run_events(state.store, state.broadcaster, run_id, from_seq - 1, state.signals)
     if await _stream(websocket, events):
         await websocket.close(status.WS_1000_NORMAL_CLOSURE)
 

@@ -1,0 +1,215 @@
+"""What one worker process holds on its event loop: the Postgres store, its run service,
+the LISTEN connection (cancels reach it at once), and the sweeper that enqueues again
+runs left `queued` (their message was lost, e.g. Redis restarted without its data).
+
+Dramatiq's worker threads hand each job to `handle` on the AsyncIO middleware's loop, so
+`--concurrency` jobs run at once per process, all on one loop and one store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from nodeloom.engine.result import RunResult
+from nodeloom.errors import NodeloomError
+from nodeloom.fleet.delivery import MAX_DELIVERIES, Deliveries, deliver, quarantine
+from nodeloom.fleet.jobs import Job
+from nodeloom.fleet.service import WorkerRuns
+from nodeloom.fleet.signals import RunSignals
+from nodeloom.observability.fleet import WorkerBeat
+from nodeloom.observability.metrics import RunMetrics
+from nodeloom.runs.recorder import HEARTBEAT_SECONDS
+from nodeloom.store import Store, StoreUnavailableError
+
+log = logging.getLogger("nodeloom.fleet")
+
+BACKOFF_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+SWEEP_SECONDS = float(os.environ.get("NODELOOM_SWEEP_SECONDS", 30.0))
+
+
+class WorkerHost:
+    """`enqueue(job)` puts a job on the queue (blocking; called in a thread)."""
+
+    def __init__(
+        self,
+        database_url: str | None,
+        enqueue: Callable[[Job], None],
+        deliveries: Deliveries,
+        depth: Callable[[], int],
+        *,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        concurrency: int = 1,
+    ) -> None:
+        self.database_url = database_url
+        self.enqueue = enqueue
+        self.deliveries = deliveries
+        self.depth = depth
+        self.heartbeat = heartbeat
+        self.store: Store | None = None
+        self.runs: WorkerRuns | None = None
+        self.signals: RunSignals | None = None
+        self.stopping = False
+        self._sweeper: asyncio.Task[None] | None = None
+        self.on_job: Callable[[str, str], None] | None = None  # hook: (event, run_id)
+        self.concurrency = concurrency
+        self.metrics: RunMetrics | None = None
+        self.beat: WorkerBeat | None = None  # this process's row in the worker registry
+
+    async def open(self) -> None:
+        """Open the store, waiting (with back-off) while Postgres is unreachable."""
+        self.store = await _retrying("open the run store", lambda: Store.open(self.database_url))
+        self.metrics = RunMetrics()
+        # woken: a long Wait lets go of its run; the servers' timer service enqueues its wake
+        self.runs = WorkerRuns(
+            self.store, heartbeat=self.heartbeat, observer=self.metrics, woken=True
+        )
+        self.beat = WorkerBeat(
+            self.store,
+            role="worker",
+            concurrency=self.concurrency,
+            load=lambda: len(self.runs.running()) if self.runs else 0,
+            metrics=self.metrics,
+        )
+        await _retrying("join the worker registry", self.beat.start)
+        if self.store.listen_url is not None:
+            self.signals = RunSignals(self.store.listen_url, on_cancel=self._cancel_asked)
+            await self.signals.start()
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    async def aclose(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        if self.signals is not None:
+            await self.signals.aclose()
+        if self.runs is not None:
+            await self.runs.aclose()
+        if self.beat is not None:
+            with contextlib.suppress(Exception):  # the row goes stale: seen as gone
+                await self.beat.stop()
+        if self.store is not None:
+            await self.store.close()
+
+    # -- one job ----------------------------------------------------------------------------
+
+    async def handle(self, payload: Any) -> None:
+        """The actor: run one delivered job. Returns (the message is acknowledged) once
+        the run has ended, paused, been handed back or found to need nothing; while the
+        store is unreachable it waits and tries again (nothing is marked failed for it)."""
+        assert self.runs is not None
+        try:
+            job = Job.from_json(payload)
+        except (TypeError, ValueError) as exc:
+            log.error("dropped a message that is not a job: %s", exc)
+            return
+        try:
+            await self._handle(job)
+        except Exception:  # a bug: say so; the run stays as recorded (a sweep or a resume)
+            log.exception("job %s of run %s failed", job.kind, job.run_id)
+
+    async def _handle(self, job: Job) -> None:
+        assert self.runs is not None
+        count = await asyncio.to_thread(self.deliveries.count, job.job_id)
+        if count > MAX_DELIVERIES:
+            await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
+        else:
+            self._hook("taken", job.run_id)
+            result = await self._deliver(job, count)
+            self._hook("done", job.run_id)
+            if result is not None and (result.error or {}).get("code") == "handed_back":
+                await asyncio.to_thread(self.enqueue, Job.resume(job.run_id))
+        await asyncio.to_thread(self.deliveries.done, job.job_id)
+
+    async def _deliver(self, job: Job, count: int) -> RunResult | None:
+        assert self.runs is not None
+        failures = 0
+        while True:
+            try:
+                return await deliver(job, self.runs, count)
+            except StoreUnavailableError as exc:
+                delay = BACKOFF_SECONDS[min(failures, len(BACKOFF_SECONDS) - 1)]
+                log.warning(
+                    "run %s: the store is unreachable (%s); again in %gs", job.run_id, exc, delay
+                )
+                failures += 1
+                count = 2  # taken up again: the run may be half done
+                await asyncio.sleep(delay)
+            except NodeloomError as exc:  # a run in another state, unknown, invalid
+                log.warning("job %s of run %s was not run: %s", job.kind, job.run_id, exc)
+                return None
+
+    # -- stopping ---------------------------------------------------------------------------
+
+    async def drain(self, grace: float) -> None:
+        """Stop: let the runs running here go on for up to `grace` seconds, then hand the
+        rest back (recorded `interrupted`, resumable; `handle` enqueues their resume)."""
+        assert self.runs is not None
+        self.stopping = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self.runs.running() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        for run_id in self.runs.running():
+            log.info("run %s: handed back (the grace period is over)", run_id)
+            await self.runs.hand_back(run_id)
+
+    # -- across processes -----------------------------------------------------------------
+
+    def _cancel_asked(self, run_id: str) -> None:
+        """A cancel was asked (NOTIFY): if the run runs here, cancel it now."""
+        if self.runs is not None and run_id in self.runs.running():
+            asyncio.get_running_loop().create_task(self.runs.cancels.check([run_id]))
+
+    async def _sweep(self) -> None:
+        """Enqueue again runs left `queued` for SWEEP_SECONDS: their message was lost.
+        A run enqueued twice still runs once (its claim succeeds once)."""
+        assert self.store is not None
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                queued = await self.store.list_runs(status=["queued"], limit=1000)
+            except Exception as exc:
+                log.warning("sweep: %s", exc)
+                continue
+            cutoff = datetime.now(UTC) - timedelta(seconds=SWEEP_SECONDS)
+            stale = [record.id for record in queued if _aware(record.created_at) < cutoff]
+            try:
+                waiting = await asyncio.to_thread(self.depth)
+            except Exception as exc:
+                log.warning("sweep: %s", exc)
+                continue
+            if waiting >= len(stale):
+                continue  # a backlog: their messages are (or may well be) on the queue
+            for run_id in stale:
+                log.info("run %s: still queued; enqueued again", run_id)
+                try:
+                    await asyncio.to_thread(self.enqueue, Job.start(run_id))
+                except Exception as exc:
+                    log.warning("sweep: %s", exc)
+                    break
+
+    def _hook(self, event: str, run_id: str) -> None:
+        if self.on_job is not None:  # the worker registry / metrics (operations) hook here
+            self.on_job(event, run_id)
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+async def _retrying(what: str, attempt: Callable[[], Any]) -> Any:
+    failures = 0
+    while True:
+        try:
+            return await attempt()
+        except StoreUnavailableError as exc:
+            delay = BACKOFF_SECONDS[min(failures, len(BACKOFF_SECONDS) - 1)]
+            log.warning("cannot %s (%s); again in %gs", what, exc, delay)
+            failures += 1
+            await asyncio.sleep(delay)

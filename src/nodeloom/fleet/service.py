@@ -1,0 +1,42 @@
+"""The run service of a worker: a RunService that can also run a run a server recorded
+as `queued`, and hand a run back (stop it without ending it) when the worker stops."""
+
+from __future__ import annotations
+
+from nodeloom.engine.events import EventSink
+from nodeloom.engine.result import RunResult
+from nodeloom.errors import GraphError
+from nodeloom.runs import RunService
+from nodeloom.runs.flows import invalid, stored_settings
+
+
+class WorkerRuns(RunService):
+    async def start_queued(self, run_id: str, *, sink: EventSink | None = None) -> RunResult:
+        """Run here a run recorded `queued`: claimed (of several claims at once exactly
+        one succeeds; RunStateError for the others), then run with its record's flow,
+        trigger and settings. Never held when it pauses: an answer enqueues a resume."""
+        record = await self.store.claim_run(run_id, states=("queued",))
+        try:
+            flow = await self.flow_of(record)
+        except GraphError as exc:
+            await self.store.finish_run(run_id, "failed", error=invalid(exc))
+            raise
+        return await self._execute(
+            flow,
+            record,
+            sink,
+            hold=False,
+            trigger=record.trigger,
+            settings=stored_settings(record),
+        )
+
+    async def hand_back(self, run_id: str) -> None:
+        """Stop a run running here without ending it: its running nodes are cancelled,
+        no event is emitted, and it is recorded `interrupted` (error `handed_back`), to
+        be resumed from its checkpoints in any process."""
+        live = self.live.get(run_id)
+        if live is None or live.paused or live.execution is None:
+            return
+        live.handed_back = True
+        await live.execution.release()
+        await live.ended.wait()

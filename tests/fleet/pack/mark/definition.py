@@ -1,0 +1,13 @@
+from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
+
+definition = NodeDefinition(
+    id="mark",
+    name="Mark",
+    category="data",
+    inputs=(Port("input", required=False),),
+    outputs=(Port("output"),),
+    parameters=(
+        Parameter("path", "string", default=""),
+        Parameter("seconds", "number", default=0.0),
+    ),
+)

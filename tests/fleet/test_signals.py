@@ -1,0 +1,66 @@
+"""Run changes across processes on Postgres: a write of a run's events, a change of its
+status and a cancel request notify at commit; a reader of that run wakes at once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from nodeloom.fleet.signals import RunSignals
+from nodeloom.plugins.contract import Event
+from nodeloom.store import Store
+
+
+@pytest.fixture
+async def store(database: str, tmp_path: Path) -> AsyncIterator[Store]:
+    opened = await Store.open(database, blob_dir=tmp_path / "blobs")
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+async def test_a_write_of_a_runs_events_wakes_its_reader_and_no_other(store: Store):
+    assert store.listen_url is not None
+    signals = RunSignals(store.listen_url)
+    await signals.start()
+    try:
+        assert signals.connected.is_set()
+        run = await store.create_run(document={"nodes": [], "edges": []})
+        other = await store.create_run(document={"nodes": [], "edges": []})
+        with signals.subscribe(run.id) as mine, signals.subscribe(other.id) as theirs:
+            mine.clear()
+            theirs.clear()
+            began = time.monotonic()
+            event = Event("run_started", {}, run_id=run.id, seq=1)
+            await store.write_batch(run.id, events=[event])
+            assert await mine.wait(5.0)
+            assert time.monotonic() - began < 1.0  # notified, not polled
+            assert not await theirs.wait(0.3)
+            mine.clear()
+            await store.finish_run(run.id, "completed")
+            assert await mine.wait(5.0)
+    finally:
+        await signals.aclose()
+
+
+async def test_a_cancel_request_reaches_the_cancel_listener(store: Store):
+    assert store.listen_url is not None
+    asked: asyncio.Queue[str] = asyncio.Queue()
+    signals = RunSignals(store.listen_url, on_cancel=asked.put_nowait)
+    await signals.start()
+    try:
+        run = await store.create_run(document={"nodes": [], "edges": []})
+        await store.request_cancel(run.id)
+        assert await asyncio.wait_for(asked.get(), 5.0) == run.id
+    finally:
+        await signals.aclose()
+
+
+async def test_sqlite_has_no_listen_url(tmp_path: Path):
+    async with await Store.open(f"sqlite:///{tmp_path / 'db'}") as store:
+        assert store.listen_url is None
