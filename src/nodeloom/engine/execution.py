@@ -35,6 +35,8 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Execution:
+    __slots__ = ("builder", "context", "frozen", "plan", "run", "started", "state", "task")
+
     def __init__(
         self,
         plan: FlowPlan,
@@ -142,7 +144,10 @@ class Execution:
         error: dict[str, Any] | None = None
         try:
             if settings.timeout is None:
-                error = await self._phases()
+                if self.builder is None:  # no phase 1: the flow in this frame
+                    await self.run.execute(self.frozen)
+                else:
+                    error = await self._phases()
             else:
                 scope = asyncio.timeout(settings.timeout)
                 try:

@@ -86,6 +86,16 @@ class Flow:
             self.plan: FlowPlan = compile_plan(checked, registry)
         except PluginError as exc:
             raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
+        # What does not depend on the run, worked out once: the trigger's checks (nodes
+        # that declare rules on it), the default settings, whether to build (phase 1).
+        self._trigger_checks = tuple(
+            (node, node.definition.check_trigger)
+            for node in self.plan.nodes
+            if node.definition.check_trigger is not None
+        )
+        max_steps = self.graph.limits.get("max_steps")
+        self._settings = RunSettings(max_steps=max_steps) if max_steps else RunSettings()
+        self._builder = self.builder if self.builder.needed else None
         self._subsets: dict[tuple[str, ...], Flow] = {}
         # Only runs made by `run()` itself (unrecorded); see engine/live.py.
         self._live: LiveRuns | None = None
@@ -147,6 +157,8 @@ class Flow:
             continuation=continuation,
             state=state,
         )
+        if not execution.may_pause:  # never resumed nor cancelled: no table, no task
+            return await execution.main()
         return await self._live_runs().outcome(execution)
 
     def execution(
@@ -193,18 +205,20 @@ class Flow:
             else None
         )
         data = trigger_data(message, trigger)
-        self._check_trigger(data)
-        self.check_answers(answers or {})
+        if self._trigger_checks:
+            self._check_trigger(data)
+        if answers:
+            self.check_answers(answers)
         execution = Execution(
             self.plan,
             trigger=data,
-            sink=traced(sink or NullSink(), self.name),
-            settings=settings or self.default_settings(),
+            sink=traced(sink or _NULL_SINK, self.name),
+            settings=settings or self._settings,
             services=self.services,
             run_id=run_id,
             chat_id=chat_id,
             frozen=frozen,
-            builder=self.builder if self.builder.needed else None,
+            builder=self._builder,
             answers=answers,
             checkpoints=checkpoints,
             continuation=continuation,
@@ -217,13 +231,11 @@ class Flow:
         """Nodes that declare rules on the trigger (required inputs) are asked before the
         run starts: a bad trigger is invalid input, not a failed run."""
         issues = []
-        for node in self.plan.nodes:
-            check = node.definition.check_trigger
-            if check is not None:
-                issues += [
-                    Issue(code, message, node_id=node.id, field=field_name)
-                    for code, field_name, message in check(node.static, trigger)
-                ]
+        for node, check in self._trigger_checks:
+            issues += [
+                Issue(code, message, node_id=node.id, field=field_name)
+                for code, field_name, message in check(node.static, trigger)
+            ]
         if issues:
             raise GraphError(issues)
 
@@ -240,8 +252,7 @@ class Flow:
 
     def default_settings(self) -> RunSettings:
         """The settings a run gets when none are given: the graph's `limits` apply."""
-        max_steps = self.graph.limits.get("max_steps")
-        return RunSettings(max_steps=max_steps) if max_steps else RunSettings()
+        return self._settings
 
     async def resume(self, run_id: str, node: str, answer: Any) -> RunResult:
         """Answer a node (id or name) of a paused run and run on, until the run ends or
@@ -350,6 +361,7 @@ class Flow:
         node_index(self.plan, ref, what)
 
 
+_NULL_SINK = NullSink()  # stateless: one for every run given no sink
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
 
 

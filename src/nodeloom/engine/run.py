@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from contextlib import AbstractContextManager
+from collections.abc import Awaitable
 from typing import Any
 
 from nodeloom.engine import replay
@@ -37,9 +37,10 @@ _tuple = tuple.__new__
 _DONE_REST = tuple(Done._field_defaults[name] for name in Done._fields[4:])
 
 
-class FlowRun:
+class FlowRun(Scheduler):
     """One execution of a plan: the top-level graph, or one iteration of a Loop body. It is
-    the `RunView` its nodes' contexts see."""
+    the `RunView` its nodes' contexts see, and its own `Scheduler` (which calls its
+    `run_node`)."""
 
     __slots__ = (
         "context",
@@ -55,8 +56,6 @@ class FlowRun:
         "pending",
         "plan",
         "prefix",
-        "ready",
-        "scheduler",
         "scope",
         "skipped",
         "state",
@@ -89,44 +88,32 @@ class FlowRun:
         self.edge_values: list[Any] = [PENDING] * len(plan.edges)
         self.outputs: list[dict[str, Any] | None] = [None] * len(plan.nodes)
         self.skipped = [False] * len(plan.nodes)
-        # each-nodes: deliveries to run (edge, value, position of the execution it starts)
-        self.inbox: dict[int, deque[tuple[int, Any, str]]] = {}
-        self.scheduler = Scheduler(
-            self._run_node,
-            context.settings.max_concurrency,
-            context.human,
-            inner=parent is not None,
-        )
-        self.open_bodies: dict[int, int] = {}  # node index -> its inner runs going on now
-        self.ready = self.scheduler.ready
+        # each-nodes: deliveries to run (edge, value, position of the execution it starts);
+        # made at the first delivery
+        self.inbox: dict[int, deque[tuple[int, Any, str]]] | None = None
+        # node index -> its inner runs going on now; made at the first inner run
+        self.open_bodies: dict[int, int] | None = None
+        inner = parent is not None
+        Scheduler.__init__(self, context.settings.max_concurrency, context.human, inner)
 
-    @property
-    def failure(self) -> dict[str, Any] | None:
-        return self.scheduler.failure
-
-    async def execute(self, frozen: Frozen | None = None) -> None:
-        """Run to the end. `frozen` (incremental runs) maps nodes that must not run to
-        the outputs they are taken to have produced (None: they did not run)."""
+    def execute(self, frozen: Frozen | None = None) -> Awaitable[None]:
+        """Run to the end (await it). `frozen` (incremental runs) maps nodes that must not
+        run to the outputs they are taken to have produced (None: they did not run)."""
         if frozen:
             self._restore(frozen)
         else:
             self.ready.extend(self.plan.roots)
-        await self.scheduler.run()
-
-    def waiting(self) -> AbstractContextManager[None]:
-        return self.scheduler.waiting()
+        return self.run_ready()  # no coroutine frame of ours around the scheduler's
 
     # -- one node -------------------------------------------------------------------------
 
-    async def _run_node(self, index: int) -> None:
+    async def run_node(self, index: int) -> None:
         node = self.plan.nodes[index]
         context, state = self.context, self.state
         state.steps += 1
         node_id = self.prefix + node.id if self.prefix else node.id
         if state.steps > context.settings.max_steps:
-            self.scheduler.fail(
-                steps_exceeded(context.settings.max_steps, node_id, node.name, node.type)
-            )
+            self.fail(steps_exceeded(context.settings.max_steps, node_id, node.name, node.type))
             return
         if node.each:
             inputs, input_value, delivery = self._take_delivery(node)
@@ -171,7 +158,7 @@ class FlowRun:
     def _take_delivery(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any, str]:
         """An each-node's next delivery: its input, the value `$json` stands for, and the
         position of the delivery."""
-        queue = self.inbox.get(node.index)
+        queue = self.inbox.get(node.index) if self.inbox is not None else None
         if queue:
             e, value, delivery = queue.popleft()
             return {self.plan.edges[e].target_port: DataValue("data", value)}, value, delivery
@@ -222,7 +209,10 @@ class FlowRun:
         named by the sender (`source_id`, at its own `delivery`)."""
         edge = self.plan.edges[e]
         key = delivery_key(source_id, edge.source_port, edge.target_port, delivery)
-        self.inbox.setdefault(edge.target, deque()).append((e, value, key))
+        inbox = self.inbox
+        if inbox is None:
+            inbox = self.inbox = {}
+        inbox.setdefault(edge.target, deque()).append((e, value, key))
         self.ready.append(edge.target)
 
     def _skip(self, node: PlannedNode, reason: str) -> None:
@@ -265,7 +255,7 @@ class FlowRun:
             handled = {"error": error, "handled": mode != "stop", "attempts": attempts}
             self.emit("error", handled, node_id, node.name, node.type)
             if mode == "stop":
-                self.scheduler.fail(error)
+                self.fail(error)
                 outputs = None
             elif mode == "continue":
                 outputs = {node.main_port: {"error": error}}
@@ -351,16 +341,19 @@ class FlowRun:
             prefix=f"{self.prefix}{node.id}/",
             scope=body_scope(self.scope + delivery, parameter, iteration),
         )
-        open_now = self.open_bodies.get(node.index, 0)
-        self.open_bodies[node.index] = open_now + 1
+        open_bodies = self.open_bodies
+        if open_bodies is None:
+            open_bodies = self.open_bodies = {}
+        open_now = open_bodies.get(node.index, 0)
+        open_bodies[node.index] = open_now + 1
         if open_now == 0:
-            self.scheduler.suspend()  # the Loop waits on its bodies: it is not executing
+            self.suspend()  # the Loop waits on its bodies: it is not executing
         try:
             await inner.execute()
         finally:
-            self.open_bodies[node.index] -= 1
-            if self.open_bodies[node.index] == 0:
-                self.scheduler.unsuspend()
+            open_bodies[node.index] -= 1
+            if open_bodies[node.index] == 0:
+                self.unsuspend()
         failure = inner.failure
         if failure is not None:
             raise NodeError(
