@@ -12,7 +12,6 @@ goes on to its end state.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,6 +32,7 @@ class Scheduler:
         "blocked",
         "cap",
         "failure",
+        "head",
         "human",
         "inner",
         "ready",
@@ -44,7 +44,12 @@ class Scheduler:
         self.inner = inner  # the graph run of a Loop body (inside another graph run)
         self.cap = max_concurrency
         self.human = human  # the run's waiting nodes (when its plan has nodes that may wait)
-        self.ready: deque[int] = deque()
+        # The ready queue, first in first out: `ready[head:]`. A list and an index rather
+        # than a deque (760 bytes from the first node on: the largest object of a small
+        # run); `ready` is emptied whenever `head` reaches its end, so `if ready` is "is
+        # anything ready" and the list stays as short as the run's widest moment.
+        self.ready: list[int] = []
+        self.head = 0
         self.running = 0
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
         self.tasks: set[asyncio.Task[None]] | None = None  # made when the first is started
@@ -52,6 +57,18 @@ class Scheduler:
         self._done: asyncio.Future[None] | None = None
         self._inline: asyncio.Task[Any] | None = None  # the task run_ready() runs a worker in
         self._inline_cancelled = False  # fail() cancelled it (not whoever awaits run_ready())
+
+    def _popleft(self) -> int:
+        """The first node of the ready queue, taken off it (`ready.pop()` when it is the
+        only one: `head` is 0 then)."""
+        ready, head = self.ready, self.head
+        index = ready[head]
+        head += 1
+        if head == len(ready):
+            ready.clear()
+            head = 0
+        self.head = head
+        return index
 
     async def run_node(self, index: int) -> None:
         """Execute the node `index` (the graph run's job)."""
@@ -67,7 +84,7 @@ class Scheduler:
         ready = self.ready
         if not ready:
             return
-        index = ready.popleft()
+        index = ready.pop() if len(ready) == 1 else self._popleft()
         self.running += 1
         human = self.human
         if human is not None:
@@ -82,7 +99,7 @@ class Scheduler:
                     await run_node(index)
                     if self.failure is not None or not ready:
                         break
-                    index = ready.popleft()
+                    index = ready.pop() if len(ready) == 1 else self._popleft()
                     if ready:
                         self._spawn()
             except asyncio.CancelledError:
@@ -165,7 +182,7 @@ class Scheduler:
         if tasks is None:
             tasks = self.tasks = set()
         while self.ready and self.running < cap and self.failure is None:
-            index = self.ready.popleft()
+            index = self._popleft()
             self.running += 1
             if human is not None:
                 human.active += 1
@@ -180,7 +197,7 @@ class Scheduler:
                 await run_node(index)
                 if self.failure is not None or not ready:
                     break
-                index = ready.popleft()
+                index = ready.pop() if len(ready) == 1 else self._popleft()
                 if ready:
                     self._spawn()
         except asyncio.CancelledError:
