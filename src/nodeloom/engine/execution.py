@@ -212,6 +212,19 @@ class Execution:
             emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
         elif context.human is not None:
             waiting = context.human.describe()
+        if not context.redactor.values:  # no secret resolved: nothing to mask
+            return RunResult(
+                context.run_id,
+                status,
+                outputs,
+                error,
+                duration,
+                state.steps,
+                usage,
+                waiting,
+                dict(state.shared),
+                state.result,
+            )
         redact = context.redactor.redact
         return RunResult(
             context.run_id,

@@ -22,6 +22,7 @@ from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
 from nodeloom.engine.execution import Execution
 from nodeloom.engine.incremental import Outputs, frozen_outputs, node_index
+from nodeloom.engine.inputs import trigger_data
 from nodeloom.engine.live import LiveRuns
 from nodeloom.engine.result import RunResult
 from nodeloom.engine.topology import FlowPlan, compile_plan
@@ -96,6 +97,7 @@ class Flow:
         max_steps = self.graph.limits.get("max_steps")
         self._settings = RunSettings(max_steps=max_steps) if max_steps else RunSettings()
         self._builder = self.builder if self.builder.needed else None
+        self._name = checked.graph.name
         self._subsets: dict[tuple[str, ...], Flow] = {}
         # Only runs made by `run()` itself (unrecorded); see engine/live.py.
         self._live: LiveRuns | None = None
@@ -142,20 +144,20 @@ class Flow:
         run recorder (`nodeloom.runs`) records
         the run and takes a recorded one up again; see docs/durable-runs.md.
         """
-        execution = self.execution(
+        execution = self._execution(
             message,
-            trigger=trigger,
-            sink=sink,
-            settings=settings,
-            run_id=run_id,
-            chat_id=chat_id,
-            target=target,
-            from_node=from_node,
-            outputs=outputs,
-            answers=answers,
-            checkpoints=checkpoints,
-            continuation=continuation,
-            state=state,
+            trigger,
+            sink,
+            settings,
+            run_id,
+            chat_id,
+            target,
+            from_node,
+            outputs,
+            answers,
+            checkpoints,
+            continuation,
+            state,
         )
         if not execution.may_pause:  # never resumed nor cancelled: no table, no task
             return await execution.main()
@@ -180,6 +182,39 @@ class Flow:
     ) -> Execution:
         """A run, not started (arguments as `run()`), for whoever keeps track of it: `run()`
         and a RunService. Raises GraphError for invalid arguments."""
+        return self._execution(
+            message,
+            trigger,
+            sink,
+            settings,
+            run_id,
+            chat_id,
+            target,
+            from_node,
+            outputs,
+            answers,
+            checkpoints,
+            continuation,
+            state,
+        )
+
+    def _execution(
+        self,
+        message: Any,
+        trigger: Mapping[str, Any] | None,
+        sink: EventSink | None,
+        settings: RunSettings | None,
+        run_id: str | None,
+        chat_id: str | None,
+        target: str | None,
+        from_node: str | None,
+        outputs: Outputs | None,
+        answers: Mapping[str, Any] | None,
+        checkpoints: Checkpoints | None,
+        continuation: Continuation | None,
+        state: Mapping[str, Any] | None,
+    ) -> Execution:
+        """`execution()`, its arguments by position (`run()` calls it once per run)."""
         if target is not None and from_node is not None:
             raise GraphError(
                 [Issue("invalid_request", "give either a target or a from node, not both")]
@@ -212,7 +247,7 @@ class Flow:
         execution = Execution(
             self.plan,
             trigger=data,
-            sink=traced(sink or _NULL_SINK, self.name),
+            sink=traced(sink or _NULL_SINK, self._name),
             settings=settings or self._settings,
             services=self.services,
             run_id=run_id,
@@ -363,11 +398,3 @@ class Flow:
 
 _NULL_SINK = NullSink()  # stateless: one for every run given no sink
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
-
-
-def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The trigger a run gets: `trigger` with `message` as its `message`."""
-    data = dict(trigger or {})
-    if message is not None or "message" not in data:
-        data["message"] = "" if message is None else message
-    return data

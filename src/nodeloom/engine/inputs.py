@@ -1,9 +1,10 @@
 """What a node receives when it runs: values on its spine inputs, and its parameters
-(wire > expression > inline value > default). The rules are planning's
-(`nodeloom.engine.plan`); this module applies them to one execution."""
+(wire > expression > inline value > default); and the trigger a run receives. The rules
+are planning's (`nodeloom.engine.plan`); this module applies them to one execution."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.engine.plan import DEAD, first_delivered, uses_wire
@@ -64,4 +65,12 @@ def parameters(
             data[parameter.id] = parameter.render(scope)
         except ExpressionError as exc:
             raise ExpressionEvalError(f"parameter '{parameter.id}': {exc}") from None
+    return data
+
+
+def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The trigger a run gets: `trigger` with `message` as its `message`."""
+    data = dict(trigger or {})
+    if message is not None or "message" not in data:
+        data["message"] = "" if message is None else message
     return data

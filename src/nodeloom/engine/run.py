@@ -184,9 +184,9 @@ class FlowRun(Scheduler):
         if fired is DEAD:  # it failed the run
             return
         plan, values, pending, ready = self.plan, self.edge_values, self.pending, self.ready
-        work = [(node, fired)]
-        while work:
-            current, fired = work.pop()
+        work: list[tuple[PlannedNode, Any]] | None = None  # skipped nodes to settle next
+        current = node
+        while True:
             for e in current.out_edges:
                 edge = plan.edges[e]
                 value = values[e] = edge_value(edge, fired)
@@ -202,7 +202,12 @@ class FlowRun(Scheduler):
                 if reason is None:
                     ready.append(target.index)
                 else:  # skipped: lands here too, and settles its own edges (all dead)
+                    if work is None:
+                        work = []
                     work.append((target, self._skip(target, reason)))
+            if not work:
+                return
+            current, fired = work.pop()
 
     def _deliver_each(self, e: int, value: Any, source_id: str, delivery: str) -> None:
         """Queue one execution of an each-node for the value on edge `e`, at the position
