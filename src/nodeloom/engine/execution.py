@@ -26,6 +26,7 @@ from nodeloom.engine.topology import FlowPlan
 from nodeloom.plugins.contract import Services
 
 Frozen = dict[int, dict[str, Any] | None]
+_tuple = tuple.__new__
 
 
 def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,18 +66,22 @@ class Execution:
         human = HumanInput(answers) if plan.may_wait or continuation is not None else None
         if human is not None:
             human.on_paused = self._paused
-        self.context = context = RunContext(
-            run_id,
-            chat_id,
-            trigger,
-            plan.variables,
-            settings,
-            services,
-            events,
-            redactor,
-            RedactingCheckpoints(checkpoints, redactor) if checkpoints is not None else None,
-            continuation,
-            human,
+        # RunContext(...), every field given, without its Python __new__ (a named tuple)
+        self.context = context = _tuple(
+            RunContext,
+            (
+                run_id,
+                chat_id,
+                trigger,
+                plan.variables,
+                settings,
+                services,
+                events,
+                redactor,
+                RedactingCheckpoints(checkpoints, redactor) if checkpoints is not None else None,
+                continuation,
+                human,
+            ),
         )
         self.state = state = RunState()
         self.run = FlowRun(plan, context, state)
