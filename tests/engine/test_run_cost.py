@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nodeloom
 from nodeloom.engine.context import RunContext
+from nodeloom.engine.outcome import Done
 from nodeloom.plugins.registry import Registry
 from nodeloom.testing.builders import chain, node
 
@@ -24,6 +25,20 @@ def three_nodes(seconds: float) -> nodeloom.Flow:
         node("start", "chat-start"), node("wait", "sleep", seconds=seconds), node("end", "merge")
     )
     return nodeloom.load(document, registry=registry)
+
+
+def test_the_outcomes_the_run_loop_builds_by_position_have_the_fields_it_gives():
+    # engine/execution.py and engine/run.py build these tuples without their __new__.
+    assert Done._fields == (
+        "outputs",
+        "usage",
+        "started",
+        "delivery",
+        "attempts",
+        "record",
+        "pinned",
+    )
+    assert len(RunContext._fields) == 11
 
 
 def test_a_run_context_is_made_with_every_one_of_its_fields():

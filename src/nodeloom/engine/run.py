@@ -22,7 +22,7 @@ from nodeloom.engine.context import RunContext, RunState
 from nodeloom.engine.failures import node_failure, steps_exceeded
 from nodeloom.engine.inputs import parameters, spine_inputs
 from nodeloom.engine.node_context import NodeContext
-from nodeloom.engine.outcome import CANCELLED, Done, Failed, Outcome, Replayed, Skipped
+from nodeloom.engine.outcome import CANCELLED, Done, Failed, Outcome, Record, Replayed, Skipped
 from nodeloom.engine.plan import DEAD, PENDING, edge_value, is_settled, skip_reason, starts_each
 from nodeloom.engine.position import body_scope, delivery_key
 from nodeloom.engine.scheduler import Scheduler
@@ -32,9 +32,9 @@ from nodeloom.expressions import MISSING
 from nodeloom.plugins.contract import DataValue
 
 Frozen = dict[int, dict[str, Any] | None]
-# The hot path builds its Done at C speed: the first four fields, then the defaults.
+# The hot path builds its Done at C speed, by position (tests/engine/test_run_cost.py
+# holds Done to the fields it gives).
 _tuple = tuple.__new__
-_DONE_REST = tuple(Done._field_defaults[name] for name in Done._fields[4:])
 
 
 class FlowRun(Scheduler):
@@ -148,8 +148,9 @@ class FlowRun(Scheduler):
                     raise
                 except Exception as exc:
                     outcome = Failed(exc, attempts, started, delivery)
-                else:  # Done(outputs, usage, started, delivery), without its Python __new__
-                    outcome = _tuple(Done, (outputs, usage, started, delivery, *_DONE_REST))
+                else:  # Done(...) at C speed, every field given (record, pinned: none)
+                    done = (outputs, usage, started, delivery, attempts, None, False)
+                    outcome = _tuple(Done, done)
         except asyncio.CancelledError:
             self.commit(node, CANCELLED)
             raise
@@ -240,22 +241,16 @@ class FlowRun(Scheduler):
     def _ran(self, node: PlannedNode, outcome: Done | Failed) -> Any:
         """Record and report an execution; returns the outputs that fire its edges, or
         DEAD if it failed the run."""
-        state, record = self.state, outcome.record
         node_id = self.prefix + node.id if self.prefix else node.id
-        checkpoints = self.context.checkpoints
-        usage = None
         if type(outcome) is Done:
-            outputs = outcome.outputs
-            usage = outcome.usage
-            if record is not None and checkpoints is not None:
-                delta = state_delta(record.before, state.shared, state.result)
-                checkpoints.finished(
-                    record.ticket, "completed", outputs, None, outcome.attempts, usage, delta
-                )
+            outputs, usage, started, _, attempts, record, pinned = outcome
+            if record is not None:
+                self._finished(record, "completed", outputs, None, attempts, usage)
         else:
-            exc = outcome.error  # type: ignore[union-attr]
+            exc, attempts, started, _, record = outcome
+            usage, pinned = None, False
             error = node_failure(exc, node_id, node.name, node.type)
-            attempts = getattr(exc, "attempts", outcome.attempts)
+            attempts = getattr(exc, "attempts", attempts)
             mode = node.on_error
             handled = {"error": error, "handled": mode != "stop", "attempts": attempts}
             self.emit("error", handled, node_id, node.name, node.type)
@@ -266,23 +261,34 @@ class FlowRun(Scheduler):
                 outputs = {node.main_port: {"error": error}}
             else:
                 outputs = {"error": error}
-            if record is not None and checkpoints is not None:
-                delta = state_delta(record.before, state.shared, state.result)
-                checkpoints.finished(record.ticket, "failed", outputs, error, attempts, None, delta)
+            if record is not None:
+                self._finished(record, "failed", outputs, error, attempts, None)
             if outputs is None:
                 return DEAD
         self.outputs[node.index] = outputs
-        completed = {
-            "outputs": outputs,
-            "duration_ms": (time.perf_counter() - outcome.started) * 1000,
-        }
+        completed = {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000}
         if usage:
             completed["usage"] = usage
-            state.add_usage(usage)
-        if type(outcome) is Done and outcome.pinned:
+            self.state.add_usage(usage)
+        if pinned:
             completed["pinned"] = True
         self.emit("completed", completed, node_id, node.name, node.type)
         return outputs
+
+    def _finished(
+        self,
+        record: Record,
+        status: str,
+        outputs: dict[str, Any] | None,
+        error: dict[str, Any] | None,
+        attempts: int,
+        usage: dict[str, int] | None,
+    ) -> None:
+        """A recorded execution ended: its checkpoint, with what it changed in the state."""
+        checkpoints, state = self.context.checkpoints, self.state
+        if checkpoints is not None:
+            delta = state_delta(record.before, state.shared, state.result)
+            checkpoints.finished(record.ticket, status, outputs, error, attempts, usage, delta)
 
     def _restore(self, frozen: Frozen) -> None:
         """Incremental runs: settle the edges of nodes that do not run, then queue or skip
