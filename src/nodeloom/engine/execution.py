@@ -41,7 +41,6 @@ class Execution:
     def __init__(
         self,
         plan: FlowPlan,
-        *,
         trigger: Any,
         sink: EventSink,
         settings: RunSettings,

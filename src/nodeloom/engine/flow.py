@@ -244,19 +244,19 @@ class Flow:
             self._check_trigger(data)
         if answers:
             self.check_answers(answers)
-        execution = Execution(
+        execution = Execution(  # by position (once per run): as Execution's parameters
             self.plan,
-            trigger=data,
-            sink=traced(sink or _NULL_SINK, self._name),
-            settings=settings or self._settings,
-            services=self.services,
-            run_id=run_id,
-            chat_id=chat_id,
-            frozen=frozen,
-            builder=self._builder,
-            answers=answers,
-            checkpoints=checkpoints,
-            continuation=continuation,
+            data,
+            traced(sink or _NULL_SINK, self._name),
+            settings or self._settings,
+            self.services,
+            run_id,
+            chat_id,
+            frozen,
+            self._builder,
+            answers,
+            checkpoints,
+            continuation,
         )
         if state:
             execution.state.shared.update(state)

@@ -74,6 +74,11 @@ def active_tracer() -> Any:
     """The tracer runs are traced with, or None when tracing is off."""
     if _configured is not None:
         return _configured
+    keys = _ENDPOINT_KEYS
+    if keys is not None:  # the common answer first, without a call (asked at every run)
+        table = os.environ._data  # type: ignore[attr-defined]
+        if keys[0] not in table and keys[1] not in table:
+            return None
     if not configured_by_environment():
         return None
     global _from_environment
