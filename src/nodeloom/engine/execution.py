@@ -204,11 +204,10 @@ class Execution:
                 "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
             )
         frozen = self.frozen
-        outputs = {
-            node.name: outs
-            for node, outs in zip(self.plan.nodes, self.run.outputs, strict=True)
-            if outs is not None and (frozen is None or node.index not in frozen)
-        }
+        outputs = {}  # a loop, not a comprehension: no function object per run
+        for node, outs in zip(self.plan.nodes, self.run.outputs, strict=True):
+            if outs is not None and (frozen is None or node.index not in frozen):
+                outputs[node.name] = outs
         waiting: list[dict[str, Any]] = []
         if status is RunStatus.COMPLETED:
             emit("run_completed", {"duration_ms": duration, "steps": state.steps, "usage": usage})

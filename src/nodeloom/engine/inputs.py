@@ -28,7 +28,10 @@ def spine_inputs(
     first: Any = MISSING
     for port, edges in node.spine_ports.items():
         if port in node.multiple_ports:
-            value = [v for e in edges if (v := edge_values[e]) is not DEAD]
+            value = []  # a loop, not a comprehension: no function object per node
+            for e in edges:
+                if (delivered := edge_values[e]) is not DEAD:
+                    value.append(delivered)
             inputs[port] = DataValue("array", value)
         else:
             value = first_delivered(edges, edge_values)
