@@ -210,3 +210,25 @@ async def test_nodes_with_no_incoming_edges_all_start_the_run(run):
     doc = graph(node("a", "const", value=1), node("b", "const", value=2))
     result, _ = await run(doc)
     assert result.outputs == {"a": {"output": 1}, "b": {"output": 2}}
+
+
+async def test_ready_nodes_run_first_ready_first_run_also_when_more_become_ready_meanwhile(run):
+    # One at a time: the three branches are ready together, in edge order; 'after_b1'
+    # becomes ready while 'b2' and 'b3' still wait, and runs after them.
+    doc = graph(
+        node("start", "const", value=0),
+        node("b1", "const", value=1),
+        node("b2", "const", value=2),
+        node("b3", "const", value=3),
+        node("after_b1", "const", value=4),
+        node("after_b3", "const", value=5),
+        edge("start", "b1"),
+        edge("start", "b2"),
+        edge("start", "b3"),
+        edge("b1", "after_b1"),
+        edge("b3", "after_b3"),
+    )
+    result, events = await run(doc, max_concurrency=1)
+    assert result.status is RunStatus.COMPLETED
+    order = [e.node_id for e in of_type(events, "started")]
+    assert order == ["start", "b1", "b2", "b3", "after_b1", "after_b3"]

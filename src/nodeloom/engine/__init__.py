@@ -7,8 +7,9 @@ below are what they are made of, each with one job.
 - `topology`: compile a checked graph into a `FlowPlan`; `build`: phase 1, the structural
   build; `answers`: answers given ahead of time, checked before a run starts.
 - `plan`: the pure readiness and skip rules, as named predicates; `scheduler`: the ready
-  queue, workers and concurrency cap; `run`: the run loop composing them, where every
-  node `outcome` lands (`FlowRun.commit`); `inputs`: a node's inputs and parameters;
+  queue, workers and concurrency cap (a graph run's base class: one object per run);
+  `run`: the run loop composing them, where every node `outcome` lands
+  (`FlowRun.commit`); `inputs`: a node's inputs and parameters, and a run's trigger;
   `attempt`: calling an executor (timeouts, retries, the contract); `replay`: pinned and
   recorded outputs; `failures`: every failure payload.
 - `context`: the run's frozen `RunContext`, its mutable `RunState` and `RunSettings`;

@@ -26,6 +26,7 @@ from nodeloom.engine.topology import FlowPlan
 from nodeloom.plugins.contract import Services
 
 Frozen = dict[int, dict[str, Any] | None]
+_tuple = tuple.__new__
 
 
 def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -35,10 +36,11 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Execution:
+    __slots__ = ("builder", "context", "frozen", "plan", "run", "started", "state", "task")
+
     def __init__(
         self,
         plan: FlowPlan,
-        *,
         trigger: Any,
         sink: EventSink,
         settings: RunSettings,
@@ -71,18 +73,22 @@ class Execution:
         )
         if human is not None:
             human.on_paused = self._paused
-        self.context = context = RunContext(
-            run_id,
-            chat_id,
-            trigger,
-            plan.variables,
-            settings,
-            services,
-            events,
-            redactor,
-            RedactingCheckpoints(checkpoints, redactor) if checkpoints is not None else None,
-            continuation,
-            human,
+        # RunContext(...), every field given, without its Python __new__ (a named tuple)
+        self.context = context = _tuple(
+            RunContext,
+            (
+                run_id,
+                chat_id,
+                trigger,
+                plan.variables,
+                settings,
+                services,
+                events,
+                redactor,
+                RedactingCheckpoints(checkpoints, redactor) if checkpoints is not None else None,
+                continuation,
+                human,
+            ),
         )
         self.state = state = RunState()
         self.run = FlowRun(plan, context, state)
@@ -150,7 +156,10 @@ class Execution:
         error: dict[str, Any] | None = None
         try:
             if settings.timeout is None:
-                error = await self._phases()
+                if self.builder is None:  # no phase 1: the flow in this frame
+                    await self.run.execute(self.frozen)
+                else:
+                    error = await self._phases()
             else:
                 scope = asyncio.timeout(settings.timeout)
                 try:
@@ -203,11 +212,10 @@ class Execution:
                 "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
             )
         frozen = self.frozen
-        outputs = {
-            node.name: outs
-            for node, outs in zip(self.plan.nodes, self.run.outputs, strict=True)
-            if outs is not None and (frozen is None or node.index not in frozen)
-        }
+        outputs = {}  # a loop, not a comprehension: no function object per run
+        for node, outs in zip(self.plan.nodes, self.run.outputs, strict=True):
+            if outs is not None and (frozen is None or node.index not in frozen):
+                outputs[node.name] = outs
         waiting: list[dict[str, Any]] = []
         if status is RunStatus.COMPLETED:
             emit("run_completed", {"duration_ms": duration, "steps": state.steps, "usage": usage})
@@ -215,6 +223,19 @@ class Execution:
             emit("run_failed", {"duration_ms": duration, "error": error, "usage": usage})
         elif context.human is not None:
             waiting = context.human.describe()
+        if not context.redactor.values:  # no secret resolved: nothing to mask
+            return RunResult(
+                context.run_id,
+                status,
+                outputs,
+                error,
+                duration,
+                state.steps,
+                usage,
+                waiting,
+                dict(state.shared),
+                state.result,
+            )
         redact = context.redactor.redact
         return RunResult(
             context.run_id,

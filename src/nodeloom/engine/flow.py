@@ -9,19 +9,19 @@ async for event in flow.stream("Hi there"):
 from __future__ import annotations
 
 import asyncio
-import gc
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from nodeloom.engine.answers import answered_node, check_answers
 from nodeloom.engine.build import Builder, Built
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
+from nodeloom.engine.collector import collector_paused
 from nodeloom.engine.context import RunSettings
 from nodeloom.engine.events import EventSink, FanoutSink, NullSink, QueueSink
 from nodeloom.engine.execution import Execution
 from nodeloom.engine.incremental import Outputs, frozen_outputs, node_index
+from nodeloom.engine.inputs import trigger_data
 from nodeloom.engine.live import LiveRuns
 from nodeloom.engine.result import RunResult
 from nodeloom.engine.topology import FlowPlan, compile_plan
@@ -48,26 +48,12 @@ def load(
     native format or any format nodeloom reads (detected; see docs/formats/). Raises
     GraphError listing every problem, each located."""
     registry = registry or default_registry()
-    with _collector_paused():
+    with collector_paused():
         document, _ = read_graph(source, options)
         checked = validate(document, registry)
         flow = Flow(checked, registry, services)
         flow.document = document
         return flow
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Loading builds many long-lived objects and no reference cycles; the cyclic
-    collector would rescan them all again and again (40% of the load time of a
-    10,000-node graph)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class Flow:
@@ -87,6 +73,17 @@ class Flow:
             self.plan: FlowPlan = compile_plan(checked, registry)
         except PluginError as exc:
             raise GraphError([Issue("plugin_unavailable", str(exc))]) from exc
+        # What does not depend on the run, worked out once: the trigger's checks (nodes
+        # that declare rules on it), the default settings, whether to build (phase 1).
+        self._trigger_checks = tuple(
+            (node, node.definition.check_trigger)
+            for node in self.plan.nodes
+            if node.definition.check_trigger is not None
+        )
+        max_steps = self.graph.limits.get("max_steps")
+        self._settings = RunSettings(max_steps=max_steps) if max_steps else RunSettings()
+        self._builder = self.builder if self.builder.needed else None
+        self._name = checked.graph.name
         self._subsets: dict[tuple[str, ...], Flow] = {}
         # Only runs made by `run()` itself (unrecorded); see engine/live.py.
         self._live: LiveRuns | None = None
@@ -130,24 +127,25 @@ class Flow:
         `resume()` continues it.
 
         `state` seeds the run's shared state. `checkpoints` and `continuation` are how a
-        run recorder (`nodeloom.runs`) records
-        the run and takes a recorded one up again; see docs/durable-runs.md.
+        run recorder (`nodeloom.runs`) records the run and takes a recorded one up again.
         """
-        execution = self.execution(
+        execution = self._execution(
             message,
-            trigger=trigger,
-            sink=sink,
-            settings=settings,
-            run_id=run_id,
-            chat_id=chat_id,
-            target=target,
-            from_node=from_node,
-            outputs=outputs,
-            answers=answers,
-            checkpoints=checkpoints,
-            continuation=continuation,
-            state=state,
+            trigger,
+            sink,
+            settings,
+            run_id,
+            chat_id,
+            target,
+            from_node,
+            outputs,
+            answers,
+            checkpoints,
+            continuation,
+            state,
         )
+        if not execution.may_pause:  # never resumed nor cancelled: no table, no task
+            return await execution.main()
         return await self._live_runs().outcome(execution)
 
     def execution(
@@ -171,6 +169,41 @@ class Flow:
         """A run, not started (arguments as `run()`), for whoever keeps track of it: `run()`
         and a RunService (which gives the run its `services`, default the flow's). Raises
         GraphError for invalid arguments."""
+        return self._execution(
+            message,
+            trigger,
+            sink,
+            settings,
+            run_id,
+            chat_id,
+            target,
+            from_node,
+            outputs,
+            answers,
+            checkpoints,
+            continuation,
+            state,
+            services,
+        )
+
+    def _execution(
+        self,
+        message: Any,
+        trigger: Mapping[str, Any] | None,
+        sink: EventSink | None,
+        settings: RunSettings | None,
+        run_id: str | None,
+        chat_id: str | None,
+        target: str | None,
+        from_node: str | None,
+        outputs: Outputs | None,
+        answers: Mapping[str, Any] | None,
+        checkpoints: Checkpoints | None,
+        continuation: Continuation | None,
+        state: Mapping[str, Any] | None,
+        services: Services | None = None,
+    ) -> Execution:
+        """`execution()`, its arguments by position (`run()` calls it once per run)."""
         if target is not None and from_node is not None:
             raise GraphError(
                 [Issue("invalid_request", "give either a target or a from node, not both")]
@@ -197,21 +230,23 @@ class Flow:
             else None
         )
         data = trigger_data(message, trigger)
-        self._check_trigger(data)
-        self.check_answers(answers or {})
-        execution = Execution(
+        if self._trigger_checks:
+            self._check_trigger(data)
+        if answers:
+            self.check_answers(answers)
+        execution = Execution(  # by position (once per run): as Execution's parameters
             self.plan,
-            trigger=data,
-            sink=traced(sink or NullSink(), self.name),
-            settings=settings or self.default_settings(),
-            services=services or self.services,
-            run_id=run_id,
-            chat_id=chat_id,
-            frozen=frozen,
-            builder=self.builder if self.builder.needed else None,
-            answers=answers,
-            checkpoints=checkpoints,
-            continuation=continuation,
+            data,
+            traced(sink or _NULL_SINK, self._name),
+            settings or self._settings,
+            services or self.services,
+            run_id,
+            chat_id,
+            frozen,
+            self._builder,
+            answers,
+            checkpoints,
+            continuation,
         )
         if state:
             execution.state.shared.update(state)
@@ -221,13 +256,11 @@ class Flow:
         """Nodes that declare rules on the trigger (required inputs) are asked before the
         run starts: a bad trigger is invalid input, not a failed run."""
         issues = []
-        for node in self.plan.nodes:
-            check = node.definition.check_trigger
-            if check is not None:
-                issues += [
-                    Issue(code, message, node_id=node.id, field=field_name)
-                    for code, field_name, message in check(node.static, trigger)
-                ]
+        for node, check in self._trigger_checks:
+            issues += [
+                Issue(code, message, node_id=node.id, field=field_name)
+                for code, field_name, message in check(node.static, trigger)
+            ]
         if issues:
             raise GraphError(issues)
 
@@ -244,8 +277,7 @@ class Flow:
 
     def default_settings(self) -> RunSettings:
         """The settings a run gets when none are given: the graph's `limits` apply."""
-        max_steps = self.graph.limits.get("max_steps")
-        return RunSettings(max_steps=max_steps) if max_steps else RunSettings()
+        return self._settings
 
     async def resume(self, run_id: str, node: str, answer: Any) -> RunResult:
         """Answer a node (id or name) of a paused run and run on, until the run ends or
@@ -354,12 +386,5 @@ class Flow:
         node_index(self.plan, ref, what)
 
 
+_NULL_SINK = NullSink()  # stateless: one for every run given no sink
 _FINAL = frozenset({"run_completed", "run_failed", "run_cancelled"})
-
-
-def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The trigger a run gets: `trigger` with `message` as its `message`."""
-    data = dict(trigger or {})
-    if message is not None or "message" not in data:
-        data["message"] = "" if message is None else message
-    return data

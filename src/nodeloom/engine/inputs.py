@@ -1,9 +1,10 @@
 """What a node receives when it runs: values on its spine inputs, and its parameters
-(wire > expression > inline value > default). The rules are planning's
-(`nodeloom.engine.plan`); this module applies them to one execution."""
+(wire > expression > inline value > default); and the trigger a run receives. The rules
+are planning's (`nodeloom.engine.plan`); this module applies them to one execution."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from nodeloom.engine.plan import DEAD, first_delivered, uses_wire
@@ -27,7 +28,10 @@ def spine_inputs(
     first: Any = MISSING
     for port, edges in node.spine_ports.items():
         if port in node.multiple_ports:
-            value = [v for e in edges if (v := edge_values[e]) is not DEAD]
+            value = []  # a loop, not a comprehension: no function object per node
+            for e in edges:
+                if (delivered := edge_values[e]) is not DEAD:
+                    value.append(delivered)
             inputs[port] = DataValue("array", value)
         else:
             value = first_delivered(edges, edge_values)
@@ -64,4 +68,12 @@ def parameters(
             data[parameter.id] = parameter.render(scope)
         except ExpressionError as exc:
             raise ExpressionEvalError(f"parameter '{parameter.id}': {exc}") from None
+    return data
+
+
+def trigger_data(message: Any, trigger: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The trigger a run gets: `trigger` with `message` as its `message`."""
+    data = dict(trigger or {})
+    if message is not None or "message" not in data:
+        data["message"] = "" if message is None else message
     return data

@@ -97,19 +97,14 @@ class NodeContext:
 
     __slots__ = (
         "bodies",
-        "chat_id",
         "context",
         "delivery",
         "input_value",
         "node_id",
-        "node_name",
-        "node_type",
         "planned",
         "quiet_wait",
-        "run_id",
         "run_state",
         "ticket",
-        "trigger",
         "view",
     )
 
@@ -128,18 +123,34 @@ class NodeContext:
         self.run_state = run_state
         self.planned = node
         self.input_value = input_value
-        self.run_id = context.run_id
-        self.chat_id = context.chat_id
-        self.trigger = context.trigger
         self.node_id = node_id
-        self.node_name = node.name
-        self.node_type = node.type
         self.ticket: Ticket | None = None  # recorded runs: this execution's checkpoint
         self.quiet_wait = False  # resumed: the next `waiting` is on record already
         self.delivery = delivery  # an each-node: the delivery it runs for (its position)
         self.bodies = 0  # inner-graph runs started (numbers them when no index is given)
 
     # -- FlowContext ----------------------------------------------------------------------
+    # Read through (not copied: a context is made per node execution, most read none).
+
+    @property
+    def run_id(self) -> str:
+        return self.context.run_id
+
+    @property
+    def chat_id(self) -> str | None:
+        return self.context.chat_id
+
+    @property
+    def trigger(self) -> Any:
+        return self.context.trigger
+
+    @property
+    def node_name(self) -> str:
+        return self.planned.name
+
+    @property
+    def node_type(self) -> str:
+        return self.planned.type
 
     @property
     def variables(self) -> Mapping[str, Any]:

@@ -34,15 +34,14 @@ class Redactor:
     __slots__ = ("values",)
 
     def __init__(self) -> None:
-        self.values: list[str] = []
+        self.values: tuple[str, ...] = ()  # a tuple: no list to make for a run that has none
 
     def __bool__(self) -> bool:
         return bool(self.values)
 
     def add(self, value: str) -> None:
         if value and value not in self.values:
-            self.values.append(value)
-            self.values.sort(key=len, reverse=True)
+            self.values = tuple(sorted((*self.values, value), key=len, reverse=True))
 
     def redact(self, value: Any) -> Any:
         """`value` with every known secret replaced by "***" (a copy if anything changed)."""

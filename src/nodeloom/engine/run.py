@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from contextlib import AbstractContextManager
+from collections.abc import Awaitable
 from typing import Any
 
 from nodeloom.engine import replay
@@ -22,7 +22,7 @@ from nodeloom.engine.context import RunContext, RunState
 from nodeloom.engine.failures import node_failure, steps_exceeded
 from nodeloom.engine.inputs import parameters, spine_inputs
 from nodeloom.engine.node_context import NodeContext
-from nodeloom.engine.outcome import CANCELLED, Done, Failed, Outcome, Replayed, Skipped
+from nodeloom.engine.outcome import CANCELLED, Done, Failed, Outcome, Record, Replayed, Skipped
 from nodeloom.engine.plan import DEAD, PENDING, edge_value, is_settled, skip_reason, starts_each
 from nodeloom.engine.position import body_scope, delivery_key
 from nodeloom.engine.scheduler import Scheduler
@@ -32,14 +32,15 @@ from nodeloom.expressions import MISSING
 from nodeloom.plugins.contract import DataValue
 
 Frozen = dict[int, dict[str, Any] | None]
-# The hot path builds its Done at C speed: the first four fields, then the defaults.
+# The hot path builds its Done at C speed, by position (tests/engine/test_run_cost.py
+# holds Done to the fields it gives).
 _tuple = tuple.__new__
-_DONE_REST = tuple(Done._field_defaults[name] for name in Done._fields[4:])
 
 
-class FlowRun:
+class FlowRun(Scheduler):
     """One execution of a plan: the top-level graph, or one iteration of a Loop body. It is
-    the `RunView` its nodes' contexts see."""
+    the `RunView` its nodes' contexts see, and its own `Scheduler` (which calls its
+    `run_node`)."""
 
     __slots__ = (
         "context",
@@ -55,8 +56,6 @@ class FlowRun:
         "pending",
         "plan",
         "prefix",
-        "ready",
-        "scheduler",
         "scope",
         "skipped",
         "state",
@@ -89,44 +88,32 @@ class FlowRun:
         self.edge_values: list[Any] = [PENDING] * len(plan.edges)
         self.outputs: list[dict[str, Any] | None] = [None] * len(plan.nodes)
         self.skipped = [False] * len(plan.nodes)
-        # each-nodes: deliveries to run (edge, value, position of the execution it starts)
-        self.inbox: dict[int, deque[tuple[int, Any, str]]] = {}
-        self.scheduler = Scheduler(
-            self._run_node,
-            context.settings.max_concurrency,
-            context.human,
-            inner=parent is not None,
-        )
-        self.open_bodies: dict[int, int] = {}  # node index -> its inner runs going on now
-        self.ready = self.scheduler.ready
+        # each-nodes: deliveries to run (edge, value, position of the execution it starts);
+        # made at the first delivery
+        self.inbox: dict[int, deque[tuple[int, Any, str]]] | None = None
+        # node index -> its inner runs going on now; made at the first inner run
+        self.open_bodies: dict[int, int] | None = None
+        inner = parent is not None
+        Scheduler.__init__(self, context.settings.max_concurrency, context.human, inner)
 
-    @property
-    def failure(self) -> dict[str, Any] | None:
-        return self.scheduler.failure
-
-    async def execute(self, frozen: Frozen | None = None) -> None:
-        """Run to the end. `frozen` (incremental runs) maps nodes that must not run to
-        the outputs they are taken to have produced (None: they did not run)."""
+    def execute(self, frozen: Frozen | None = None) -> Awaitable[None]:
+        """Run to the end (await it). `frozen` (incremental runs) maps nodes that must not
+        run to the outputs they are taken to have produced (None: they did not run)."""
         if frozen:
             self._restore(frozen)
         else:
             self.ready.extend(self.plan.roots)
-        await self.scheduler.run()
-
-    def waiting(self) -> AbstractContextManager[None]:
-        return self.scheduler.waiting()
+        return self.run_ready()  # no coroutine frame of ours around the scheduler's
 
     # -- one node -------------------------------------------------------------------------
 
-    async def _run_node(self, index: int) -> None:
+    async def run_node(self, index: int) -> None:
         node = self.plan.nodes[index]
         context, state = self.context, self.state
         state.steps += 1
         node_id = self.prefix + node.id if self.prefix else node.id
         if state.steps > context.settings.max_steps:
-            self.scheduler.fail(
-                steps_exceeded(context.settings.max_steps, node_id, node.name, node.type)
-            )
+            self.fail(steps_exceeded(context.settings.max_steps, node_id, node.name, node.type))
             return
         if node.each:
             inputs, input_value, delivery = self._take_delivery(node)
@@ -161,8 +148,9 @@ class FlowRun:
                     raise
                 except Exception as exc:
                     outcome = Failed(exc, attempts, started, delivery)
-                else:  # Done(outputs, usage, started, delivery), without its Python __new__
-                    outcome = _tuple(Done, (outputs, usage, started, delivery, *_DONE_REST))
+                else:  # Done(...) at C speed, every field given (record, pinned: none)
+                    done = (outputs, usage, started, delivery, attempts, None, False)
+                    outcome = _tuple(Done, done)
         except asyncio.CancelledError:
             self.commit(node, CANCELLED)
             raise
@@ -171,7 +159,7 @@ class FlowRun:
     def _take_delivery(self, node: PlannedNode) -> tuple[dict[str, DataValue], Any, str]:
         """An each-node's next delivery: its input, the value `$json` stands for, and the
         position of the delivery."""
-        queue = self.inbox.get(node.index)
+        queue = self.inbox.get(node.index) if self.inbox is not None else None
         if queue:
             e, value, delivery = queue.popleft()
             return {self.plan.edges[e].target_port: DataValue("data", value)}, value, delivery
@@ -197,9 +185,9 @@ class FlowRun:
         if fired is DEAD:  # it failed the run
             return
         plan, values, pending, ready = self.plan, self.edge_values, self.pending, self.ready
-        work = [(node, fired)]
-        while work:
-            current, fired = work.pop()
+        work: list[tuple[PlannedNode, Any]] | None = None  # skipped nodes to settle next
+        current = node
+        while True:
             for e in current.out_edges:
                 edge = plan.edges[e]
                 value = values[e] = edge_value(edge, fired)
@@ -215,14 +203,22 @@ class FlowRun:
                 if reason is None:
                     ready.append(target.index)
                 else:  # skipped: lands here too, and settles its own edges (all dead)
+                    if work is None:
+                        work = []
                     work.append((target, self._skip(target, reason)))
+            if not work:
+                return
+            current, fired = work.pop()
 
     def _deliver_each(self, e: int, value: Any, source_id: str, delivery: str) -> None:
         """Queue one execution of an each-node for the value on edge `e`, at the position
         named by the sender (`source_id`, at its own `delivery`)."""
         edge = self.plan.edges[e]
         key = delivery_key(source_id, edge.source_port, edge.target_port, delivery)
-        self.inbox.setdefault(edge.target, deque()).append((e, value, key))
+        inbox = self.inbox
+        if inbox is None:
+            inbox = self.inbox = {}
+        inbox.setdefault(edge.target, deque()).append((e, value, key))
         self.ready.append(edge.target)
 
     def _skip(self, node: PlannedNode, reason: str) -> None:
@@ -245,49 +241,54 @@ class FlowRun:
     def _ran(self, node: PlannedNode, outcome: Done | Failed) -> Any:
         """Record and report an execution; returns the outputs that fire its edges, or
         DEAD if it failed the run."""
-        state, record = self.state, outcome.record
         node_id = self.prefix + node.id if self.prefix else node.id
-        checkpoints = self.context.checkpoints
-        usage = None
         if type(outcome) is Done:
-            outputs = outcome.outputs
-            usage = outcome.usage
-            if record is not None and checkpoints is not None:
-                delta = state_delta(record.before, state.shared, state.result)
-                checkpoints.finished(
-                    record.ticket, "completed", outputs, None, outcome.attempts, usage, delta
-                )
+            outputs, usage, started, _, attempts, record, pinned = outcome
+            if record is not None:
+                self._finished(record, "completed", outputs, None, attempts, usage)
         else:
-            exc = outcome.error  # type: ignore[union-attr]
+            exc, attempts, started, _, record = outcome
+            usage, pinned = None, False
             error = node_failure(exc, node_id, node.name, node.type)
-            attempts = getattr(exc, "attempts", outcome.attempts)
+            attempts = getattr(exc, "attempts", attempts)
             mode = node.on_error
             handled = {"error": error, "handled": mode != "stop", "attempts": attempts}
             self.emit("error", handled, node_id, node.name, node.type)
             if mode == "stop":
-                self.scheduler.fail(error)
+                self.fail(error)
                 outputs = None
             elif mode == "continue":
                 outputs = {node.main_port: {"error": error}}
             else:
                 outputs = {"error": error}
-            if record is not None and checkpoints is not None:
-                delta = state_delta(record.before, state.shared, state.result)
-                checkpoints.finished(record.ticket, "failed", outputs, error, attempts, None, delta)
+            if record is not None:
+                self._finished(record, "failed", outputs, error, attempts, None)
             if outputs is None:
                 return DEAD
         self.outputs[node.index] = outputs
-        completed = {
-            "outputs": outputs,
-            "duration_ms": (time.perf_counter() - outcome.started) * 1000,
-        }
+        completed = {"outputs": outputs, "duration_ms": (time.perf_counter() - started) * 1000}
         if usage:
             completed["usage"] = usage
-            state.add_usage(usage)
-        if type(outcome) is Done and outcome.pinned:
+            self.state.add_usage(usage)
+        if pinned:
             completed["pinned"] = True
         self.emit("completed", completed, node_id, node.name, node.type)
         return outputs
+
+    def _finished(
+        self,
+        record: Record,
+        status: str,
+        outputs: dict[str, Any] | None,
+        error: dict[str, Any] | None,
+        attempts: int,
+        usage: dict[str, int] | None,
+    ) -> None:
+        """A recorded execution ended: its checkpoint, with what it changed in the state."""
+        checkpoints, state = self.context.checkpoints, self.state
+        if checkpoints is not None:
+            delta = state_delta(record.before, state.shared, state.result)
+            checkpoints.finished(record.ticket, status, outputs, error, attempts, usage, delta)
 
     def _restore(self, frozen: Frozen) -> None:
         """Incremental runs: settle the edges of nodes that do not run, then queue or skip
@@ -351,16 +352,19 @@ class FlowRun:
             prefix=f"{self.prefix}{node.id}/",
             scope=body_scope(self.scope + delivery, parameter, iteration),
         )
-        open_now = self.open_bodies.get(node.index, 0)
-        self.open_bodies[node.index] = open_now + 1
+        open_bodies = self.open_bodies
+        if open_bodies is None:
+            open_bodies = self.open_bodies = {}
+        open_now = open_bodies.get(node.index, 0)
+        open_bodies[node.index] = open_now + 1
         if open_now == 0:
-            self.scheduler.suspend()  # the Loop waits on its bodies: it is not executing
+            self.suspend()  # the Loop waits on its bodies: it is not executing
         try:
             await inner.execute()
         finally:
-            self.open_bodies[node.index] -= 1
-            if self.open_bodies[node.index] == 0:
-                self.scheduler.unsuspend()
+            open_bodies[node.index] -= 1
+            if open_bodies[node.index] == 0:
+                self.unsuspend()
         failure = inner.failure
         if failure is not None:
             raise NodeError(

@@ -12,8 +12,7 @@ goes on to its end state.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,7 +22,8 @@ from nodeloom.engine.human import HumanInput
 
 class Scheduler:
     """Runs `run_node(index)` for every index put on `ready`, until none is left or the
-    run failed (`failure`)."""
+    run failed (`failure`). A base class: a graph run (`FlowRun`) is its own scheduler
+    and provides `run_node` (one object per graph run, not two)."""
 
     __slots__ = (
         "_done",
@@ -32,48 +32,86 @@ class Scheduler:
         "blocked",
         "cap",
         "failure",
+        "head",
         "human",
         "inner",
         "ready",
-        "run_node",
         "running",
         "tasks",
     )
 
-    def __init__(
-        self,
-        run_node: Callable[[int], Awaitable[None]],
-        max_concurrency: int,
-        human: HumanInput | None,
-        *,
-        inner: bool = False,
-    ) -> None:
-        self.run_node = run_node
+    def __init__(self, max_concurrency: int, human: HumanInput | None, inner: bool) -> None:
         self.inner = inner  # the graph run of a Loop body (inside another graph run)
         self.cap = max_concurrency
         self.human = human  # the run's waiting nodes (when its plan has nodes that may wait)
-        self.ready: deque[int] = deque()
+        # The ready queue, first in first out: `ready[head:]`. A list and an index rather
+        # than a deque (760 bytes from the first node on: the largest object of a small
+        # run); `ready` is emptied whenever `head` reaches its end, so `if ready` is "is
+        # anything ready" and the list stays as short as the run's widest moment.
+        self.ready: list[int] = []
+        self.head = 0
         self.running = 0
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] | None = None  # made when the first is started
         self.failure: dict[str, Any] | None = None
         self._done: asyncio.Future[None] | None = None
-        self._inline: asyncio.Task[Any] | None = None  # the task run() runs a worker in
-        self._inline_cancelled = False  # fail() cancelled it (not whoever awaits run())
+        self._inline: asyncio.Task[Any] | None = None  # the task run_ready() runs a worker in
+        self._inline_cancelled = False  # fail() cancelled it (not whoever awaits run_ready())
 
-    async def run(self) -> None:
-        """Run what is ready, and what becomes ready, to the end (or the first failure)."""
-        if not self.ready:
+    def _popleft(self) -> int:
+        """The first node of the ready queue, taken off it (`ready.pop()` when it is the
+        only one: `head` is 0 then)."""
+        ready, head = self.ready, self.head
+        index = ready[head]
+        head += 1
+        if head == len(ready):
+            ready.clear()
+            head = 0
+        self.head = head
+        return index
+
+    async def run_node(self, index: int) -> None:
+        """Execute the node `index` (the graph run's job)."""
+        raise NotImplementedError
+
+    async def run_ready(self) -> None:
+        """Run what is ready, and what becomes ready, to the end (or the first failure).
+
+        The calling task is the first worker (`_worker`'s loop, written out here so that a
+        run has no coroutine frame more than it needs). A failure elsewhere cancels it like
+        any worker (its node's subprocess is killed); that cancellation ends here, the
+        caller's own (a run cancelled, a timeout) goes on."""
+        ready = self.ready
+        if not ready:
             return
-        first = self.ready.popleft()
+        index = ready.pop() if len(ready) == 1 else self._popleft()
         self.running += 1
         human = self.human
         if human is not None:
             human.active += 1
         try:
-            if self.ready:
+            if ready:
                 self._spawn()
-            await self._inline_worker(first)
+            task = self._inline = asyncio.current_task()
+            run_node = self.run_node
+            try:
+                while True:
+                    await run_node(index)
+                    if self.failure is not None or not ready:
+                        break
+                    index = ready.pop() if len(ready) == 1 else self._popleft()
+                    if ready:
+                        self._spawn()
+            except asyncio.CancelledError:
+                if not self._inline_cancelled or task is None or task.uncancel() > 0:
+                    raise
+            except BaseException as exc:  # an engine bug: fail the run, do not hang it
+                self.fail(internal_error(exc))
+            else:
+                if self._inline_cancelled and task is not None:
+                    task.uncancel()  # a node swallowed the cancellation: balance the count
+            finally:
+                self._inline = None
             self.running -= 1
             if human is not None:
                 human.active -= 1
@@ -87,7 +125,7 @@ class Scheduler:
 
     async def stop(self) -> None:
         """Cancel every running worker and wait until they have all finished."""
-        tasks = list(self.tasks)
+        tasks = list(self.tasks or ())
         for task in tasks:
             task.cancel()
         if tasks:
@@ -99,7 +137,7 @@ class Scheduler:
             return
         self.failure = payload
         current = asyncio.current_task()
-        for task in self.tasks:
+        for task in self.tasks or ():
             if task is not current:
                 task.cancel()
         inline = self._inline
@@ -136,34 +174,20 @@ class Scheduler:
 
     # -- workers --------------------------------------------------------------------------
 
-    async def _inline_worker(self, index: int) -> None:
-        """A worker in the calling task. A failure elsewhere cancels it like any worker
-        (its node's subprocess is killed); that cancellation ends here, the caller's own
-        (a run cancelled, a timeout) goes on."""
-        task = asyncio.current_task()
-        self._inline = task
-        try:
-            await self._worker(index)
-        except asyncio.CancelledError:
-            if not self._inline_cancelled or task is None or task.uncancel() > 0:
-                raise
-        else:
-            if self._inline_cancelled and task is not None:
-                task.uncancel()  # a node swallowed the cancellation: balance the count
-        finally:
-            self._inline = None
-
     def _spawn(self) -> None:
         cap = self.cap + self.blocked
         create = asyncio.get_running_loop().create_task
         human = self.human
+        tasks = self.tasks
+        if tasks is None:
+            tasks = self.tasks = set()
         while self.ready and self.running < cap and self.failure is None:
-            index = self.ready.popleft()
+            index = self._popleft()
             self.running += 1
             if human is not None:
                 human.active += 1
             task = create(self._worker(index))
-            self.tasks.add(task)
+            tasks.add(task)
             task.add_done_callback(self._worker_done)
 
     async def _worker(self, index: int) -> None:
@@ -173,7 +197,7 @@ class Scheduler:
                 await run_node(index)
                 if self.failure is not None or not ready:
                     break
-                index = ready.popleft()
+                index = ready.pop() if len(ready) == 1 else self._popleft()
                 if ready:
                     self._spawn()
         except asyncio.CancelledError:
@@ -184,7 +208,7 @@ class Scheduler:
     def _worker_done(self, task: asyncio.Task[None]) -> None:
         # A callback, not a `finally`: a worker cancelled before it started never runs its
         # body, but its callback still runs.
-        self.tasks.discard(task)
+        self.tasks.discard(task)  # type: ignore[union-attr]
         self.running -= 1
         human = self.human
         if human is not None:

@@ -33,10 +33,31 @@ def configure_tracing(tracer_provider: Any) -> None:
     _configured = tracer_provider.get_tracer(TRACER_NAME, _version())
 
 
+def _endpoint_keys() -> tuple[Any, Any] | None:
+    """The two endpoint variables as keys of `os.environ`'s own table (bytes on POSIX), so
+    that "is either set?" is two dict lookups; None where the table is not there."""
+    environ = os.environ
+    if not isinstance(getattr(environ, "_data", None), dict):
+        return None
+    encode = environ.encodekey  # type: ignore[attr-defined]
+    return encode("OTEL_EXPORTER_OTLP_ENDPOINT"), encode("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+
+
+_ENDPOINT_KEYS = _endpoint_keys()
+
+
 def configured_by_environment() -> bool:
-    environ = os.environ  # asked at every run: the common answer (no endpoint) comes first
-    if "OTEL_EXPORTER_OTLP_ENDPOINT" not in environ and (
-        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" not in environ
+    """Asked at every run (so a variable set after import counts), and the common answer
+    comes first and costs two dict lookups: `key in os.environ` goes through
+    `Mapping.__contains__` and raises and catches a KeyError for an unset variable
+    (~0.7 µs each; the table `os.environ` keeps in step with itself, ~0.04 µs)."""
+    keys = _ENDPOINT_KEYS
+    if keys is not None:
+        table = os.environ._data  # type: ignore[attr-defined]
+        if keys[0] not in table and keys[1] not in table:
+            return False
+    elif "OTEL_EXPORTER_OTLP_ENDPOINT" not in os.environ and (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" not in os.environ
     ):
         return False
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
@@ -53,6 +74,11 @@ def active_tracer() -> Any:
     """The tracer runs are traced with, or None when tracing is off."""
     if _configured is not None:
         return _configured
+    keys = _ENDPOINT_KEYS
+    if keys is not None:  # the common answer first, without a call (asked at every run)
+        table = os.environ._data  # type: ignore[attr-defined]
+        if keys[0] not in table and keys[1] not in table:
+            return None
     if not configured_by_environment():
         return None
     global _from_environment

@@ -7,7 +7,10 @@ from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
 def check_chat_trigger(data: Mapping[str, Any], trigger: Any) -> list[tuple[str, str, str]]:
     """A turn's `tools` (the user's picks) are a list of names, and only taken when
     `includeUserTools` is on: refused before the run starts, so before any token."""
-    tools = trigger.get("tools") if isinstance(trigger, Mapping) else None
+    # Asked before every run: a dict (what a run's trigger is) is told apart first, at C
+    # speed (an ABC isinstance costs ~0.3 µs).
+    is_mapping = type(trigger) is dict or isinstance(trigger, Mapping)
+    tools = trigger.get("tools") if is_mapping else None
     if tools is None or tools == []:
         return []
     if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
