@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
 
 HEARTBEAT_SECONDS = 15.0
+WINDOW_SECONDS = 0.002  # how long records wait to gather before they are handed to the store
 
 
 class Recorder:
@@ -65,9 +66,11 @@ class Recorder:
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._wake = asyncio.Event()
         self._closing = False
+        self._detached = False  # the caller writes what is left (detach)
         self._executions: dict[str, int] = {}
         self._writer: asyncio.Task[None] | None = None
         self._beat: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     async def __aenter__(self) -> Recorder:
         self._writer = asyncio.create_task(self._write_loop())
@@ -87,11 +90,31 @@ class Recorder:
             self._beat = None
         if self._writer is not None:
             self._closing = True
-            self._wake.set()
+            self._wake_now()
             await asyncio.gather(self._writer, return_exceptions=True)
             self._writer = None
         if self.error is not None:
             raise self.error
+
+    async def detach(self) -> tuple[list[Event], list[dict[str, Any]]]:
+        """Stop writing (after the write in flight) and hand back the events and
+        checkpoint changes not written yet, for the caller's last write: the run's end
+        written with them in one transaction (`Store.finish_run(events=, nodes=)`).
+        Raises the store's error if a write failed."""
+        if self._beat is not None:
+            self._beat.cancel()
+            await asyncio.gather(self._beat, return_exceptions=True)
+            self._beat = None
+        if self._writer is not None:
+            self._detached = self._closing = True
+            self._wake_now()
+            await asyncio.gather(self._writer, return_exceptions=True)
+            self._writer = None
+        if self.error is not None:
+            raise self.error
+        events, nodes = self._events, self._nodes
+        self._events, self._nodes = [], []
+        return events, nodes
 
     async def flush(self) -> None:
         """Wait until everything handed over so far is written."""
@@ -204,7 +227,7 @@ class Recorder:
             return
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((target, future))
-        self._wake.set()
+        self._wake_now()
         await future
 
     # -- writing --------------------------------------------------------------------------
@@ -222,14 +245,23 @@ class Recorder:
         return last + 1
 
     def _hand_over(self) -> None:
-        if not self._wake.is_set():
-            self._wake.set()
+        """Records were handed over: they go to the store within WINDOW_SECONDS (a chain
+        of fast nodes is written in one write, not one per node), or at once if a
+        barrier or close asks for them."""
+        if self._timer is None and not self._wake.is_set():
+            self._timer = asyncio.get_running_loop().call_later(WINDOW_SECONDS, self._wake_now)
+
+    def _wake_now(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._wake.set()
 
     async def _write_loop(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            while self._events or self._nodes:
+            while (self._events or self._nodes) and not self._detached:
                 events, self._events = self._events, []
                 nodes, self._nodes = self._nodes, []
                 handed = self._handed

@@ -336,13 +336,15 @@ class RunService:
                 await live.execution.release()
                 await _close(recorder)
             return result
-        await _close(recorder)
-        await self.store.finish_run(
+        events, nodes = await _detach(recorder)
+        await self.store.finish_run(  # its last records and its end: one write
             run_id,
             result.status.value,
             error=result.error,
             usage=result.usage,
             steps=result.steps,  # duration: from its start, across pauses and resumes
+            events=events,
+            nodes=nodes,
         )
         return result
 
@@ -377,6 +379,15 @@ def _stop(live: LiveRun) -> None:
     """The store failed: the run stops (it is no longer recorded)."""
     if live.task is not None:
         live.task.cancel()
+
+
+async def _detach(recorder: Recorder) -> tuple[list[Event], list[dict[str, Any]]]:
+    """What the recorder has not written yet (nothing if it failed: the caller ends the
+    run all the same, as after `_close`)."""
+    try:
+        return await recorder.detach()
+    except Exception:
+        return [], []
 
 
 async def _close(recorder: Recorder) -> None:
