@@ -53,7 +53,8 @@ class RunService:
         self.heartbeat = heartbeat
         self.flows = FlowCache(self.registry)
         self.live = LiveRuns()
-        self._cancels = CancelWatch(store, self.live)
+        # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
+        self._cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -262,7 +263,7 @@ class RunService:
             record.id,
             sink=sink or NullSink(),
             history=history,
-            heartbeat=self.heartbeat,
+            heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
             on_failure=lambda _: _stop(live),
         )
         await recorder.__aenter__()

@@ -40,7 +40,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, select
 
 from nodeloom.store.database import Database
-from nodeloom.store.schema import Run
+from nodeloom.store.schema import Run, UTCDateTime
 
 MAX_WRITES = 2_000  # writes per transaction
 _IN_CHUNK = 500  # ids per `IN (...)` (SQLite's bound-parameter limit is far above it)
@@ -182,19 +182,29 @@ def execute(conn: Connection, batch: Sequence[Write]) -> None:
                 merged[key] = (statement, list(rows))
             else:
                 found[1].extend(rows)
+    sqlite = conn.dialect.name == "sqlite"
     for _, (statement, rows) in sorted(merged.items(), key=lambda item: item[0][0]):
-        sql, names, defaults = _compiled(conn, statement, rows[0])
-        time = _sqlite_time if conn.dialect.name == "sqlite" else _aware_time
+        plan = _compiled(conn, statement, rows[0])
+        if sqlite:  # named parameters: the rows go to the driver as they are
+            for row in rows:
+                for name in plan.times:
+                    value = row.get(name)
+                    if isinstance(value, datetime):
+                        row[name] = _sqlite_time(value)
+                for name, value in plan.defaults.items():
+                    row.setdefault(name, value)
+            conn.exec_driver_sql(plan.sql, rows)  # type: ignore[arg-type]
+            continue
         params = [
             tuple(
-                time(value)
-                if isinstance(value := row.get(name, defaults.get(name)), datetime)
+                _aware_time(value)
+                if isinstance(value := row.get(name, plan.defaults.get(name)), datetime)
                 else value
-                for name in names
+                for name in plan.names
             )
             for row in rows
         ]
-        conn.exec_driver_sql(sql, params)
+        conn.exec_driver_sql(plan.sql, params)
     expected = {w.run_id for w in batch if w.must_exist and w.run_id is not None}
     if expected:
         found_ids = set()
@@ -213,47 +223,67 @@ def execute(conn: Connection, batch: Sequence[Write]) -> None:
             write.row = rows_by_id.get(write.run_id)
 
 
-_COMPILED: dict[tuple[str, int, tuple[str, ...]], tuple[str, list[str], dict[str, Any]]] = {}
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A statement compiled for the driver: its SQL, its parameter names in order, the
+    values of the parameters a row leaves out, and the parameters that hold times."""
+
+    sql: str
+    names: list[str]
+    defaults: dict[str, Any]
+    times: list[str]
 
 
-def _compiled(
-    conn: Connection, statement: Any, row: dict[str, Any]
-) -> tuple[str, list[str], dict[str, Any]]:
-    """The driver's SQL of `statement` for rows with `row`'s keys, the parameter names in
-    its order, and the values of the parameters a row leaves out: the scalar defaults of
-    its columns, the literals of its expressions (compiled once per
-    statement, dialect and keys: the rows then go to the driver's executemany as they
-    are, without SQLAlchemy's per-row work)."""
+_COMPILED: dict[tuple[str, int, tuple[str, ...]], _Plan] = {}
+_NAMED: dict[type, Any] = {}
+
+
+def _compiled(conn: Connection, statement: Any, row: dict[str, Any]) -> _Plan:
+    """`statement` compiled for rows with `row`'s keys (once per statement, dialect and
+    keys), so that the rows go to the driver's executemany without SQLAlchemy's per-row
+    work. SQLite gets named parameters (the row dicts are passed as they are); the
+    values a row leaves out are its columns' scalar defaults and the literals of its
+    expressions."""
     keys = tuple(row)
     cache_key = (conn.dialect.name, id(statement), keys)
     found = _COMPILED.get(cache_key)
-    if found is None:
-        compiled = statement.compile(
-            dialect=conn.dialect, column_keys=list(keys), for_executemany=True
-        )
-        names = list(compiled.positiontup or ())
-        defaults: dict[str, Any] = {}
-        table = getattr(statement, "table", None)
-        fixed = compiled.params  # the statement's own values (literals in expressions)
-        for name in names:
-            if name in row:
-                continue
-            column = table.c.get(name) if table is not None else None
-            default = getattr(column, "default", None)
-            if default is not None and default.is_scalar:
-                defaults[name] = default.arg
-            elif fixed.get(name) is not None:
-                defaults[name] = fixed[name]
-        found = (compiled.string, names, defaults)
-        _COMPILED[cache_key] = found
+    if found is not None:
+        return found
+    dialect = conn.dialect
+    if dialect.name == "sqlite":
+        kind = type(dialect)
+        dialect = _NAMED.get(kind) or _NAMED.setdefault(kind, kind(paramstyle="named"))
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys), for_executemany=True)
+    names = list(compiled.positiontup or compiled.bind_names.values())
+    defaults: dict[str, Any] = {}
+    table = getattr(statement, "table", None)
+    fixed = compiled.params  # the statement's own values (literals in expressions)
+    for name in names:
+        if name in row:
+            continue
+        column = table.c.get(name) if table is not None else None
+        default = getattr(column, "default", None)
+        if default is not None and default.is_scalar:
+            defaults[name] = default.arg
+        elif fixed.get(name) is not None:
+            defaults[name] = fixed[name]
+    times = sorted(
+        {name for bind, name in compiled.bind_names.items() if isinstance(bind.type, UTCDateTime)}
+    )
+    found = _Plan(compiled.string, names, defaults, times)
+    _COMPILED[cache_key] = found
     return found
 
 
 def _sqlite_time(value: datetime) -> str:
-    """A time as the store's SQLite columns hold it (UTC, naive, microseconds always)."""
+    """A time as the store's SQLite columns hold it (UTC, naive, always with microseconds:
+    SQLAlchemy's format, so that times compare as text)."""
     if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+        if value.utcoffset():
+            value = value.astimezone(UTC)
+        value = value.replace(tzinfo=None)
+    text = value.isoformat(" ")
+    return text if value.microsecond else text + ".000000"
 
 
 def _aware_time(value: datetime) -> datetime:
