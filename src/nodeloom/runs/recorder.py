@@ -64,16 +64,14 @@ class Recorder:
         self._handed = 0  # records handed to the writer
         self._written = 0
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
-        self._wake = asyncio.Event()
         self._closing = False
         self._detached = False  # the caller writes what is left (detach)
         self._executions: dict[str, int] = {}
-        self._writer: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None  # the write in flight, if any
         self._beat: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     async def __aenter__(self) -> Recorder:
-        self._writer = asyncio.create_task(self._write_loop())
         if self.heartbeat > 0:
             self._beat = asyncio.create_task(self._beat_loop())
         return self
@@ -88,11 +86,10 @@ class Recorder:
             self._beat.cancel()
             await asyncio.gather(self._beat, return_exceptions=True)
             self._beat = None
+        self._closing = True
+        self._write_now()
         if self._writer is not None:
-            self._closing = True
-            self._wake_now()
             await asyncio.gather(self._writer, return_exceptions=True)
-            self._writer = None
         if self.error is not None:
             raise self.error
 
@@ -105,11 +102,10 @@ class Recorder:
             self._beat.cancel()
             await asyncio.gather(self._beat, return_exceptions=True)
             self._beat = None
+        self._detached = self._closing = True
+        self._cancel_timer()
         if self._writer is not None:
-            self._detached = self._closing = True
-            self._wake_now()
             await asyncio.gather(self._writer, return_exceptions=True)
-            self._writer = None
         if self.error is not None:
             raise self.error
         events, nodes = self._events, self._nodes
@@ -227,7 +223,7 @@ class Recorder:
             return
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((target, future))
-        self._wake_now()
+        self._write_now()
         await future
 
     # -- writing --------------------------------------------------------------------------
@@ -247,20 +243,23 @@ class Recorder:
     def _hand_over(self) -> None:
         """Records were handed over: they go to the store within WINDOW_SECONDS (a chain
         of fast nodes is written in one write, not one per node), or at once if a
-        barrier or close asks for them."""
-        if self._timer is None and not self._wake.is_set():
-            self._timer = asyncio.get_running_loop().call_later(WINDOW_SECONDS, self._wake_now)
+        barrier or close asks for them. No task waits while there is nothing to write:
+        a write starts when needed and ends when everything handed over is written."""
+        if self._timer is None and self._writer is None and not self._closing:
+            self._timer = asyncio.get_running_loop().call_later(WINDOW_SECONDS, self._write_now)
 
-    def _wake_now(self) -> None:
+    def _cancel_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._wake.set()
 
-    async def _write_loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
+    def _write_now(self) -> None:
+        self._cancel_timer()
+        if self._writer is None and self.error is None and (self._events or self._nodes):
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        try:
             while (self._events or self._nodes) and not self._detached:
                 events, self._events = self._events, []
                 nodes, self._nodes = self._nodes, []
@@ -272,8 +271,8 @@ class Recorder:
                     return
                 self._written = handed
                 self._release()
-            if self._closing:
-                return
+        finally:
+            self._writer = None
 
     def _release(self) -> None:
         still = []

@@ -338,7 +338,7 @@ class RunService:
                 await _close(recorder)
             return result
         events, nodes = await _detach(recorder)
-        await self.store.finish_run(  # its last records and its end: one write
+        await self.store.end_run(  # its last records and its end: one write
             run_id,
             result.status.value,
             error=result.error,

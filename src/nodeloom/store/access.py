@@ -60,6 +60,7 @@ class Access:
         self.store_id = store_id
         self._statements: dict[Any, Any] = {}  # statements built once per shape
         self._committer = Committer(db)  # group commit of every run's records
+        self._documents: set[str] = set()  # hashes of documents this store has written
 
     def _insert(self, model: Any) -> Any:
         return (pg_insert if not self._db.is_sqlite else sqlite_insert)(model.__table__)
@@ -157,15 +158,20 @@ class Access:
         statement = self._statements.get(key)
         if statement is None:
             table = Run.__table__
-            values: dict[str, Any] = {
-                column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
-            }
-            if follow_seq:
-                top = bindparam("top_seq", type_=Integer())
-                values["last_seq"] = case((table.c.last_seq < top, top), else_=table.c.last_seq)
+            values = self._run_values(columns, follow_seq)
             statement = update(table).where(table.c.id == bindparam("run_key")).values(values)
             self._statements[key] = statement
         return statement
+
+    def _run_values(self, columns: frozenset[str], follow_seq: bool) -> dict[str, Any]:
+        table = Run.__table__
+        values: dict[str, Any] = {
+            column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
+        }
+        if follow_seq:
+            top = bindparam("top_seq", type_=Integer())
+            values["last_seq"] = case((table.c.last_seq < top, top), else_=table.c.last_seq)
+        return values
 
     def _plain_insert(self, model: Any) -> Any:
         """INSERT into `model`'s table, for executemany (built once)."""

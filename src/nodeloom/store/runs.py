@@ -8,7 +8,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Float, Row, bindparam, cast, func, select, update
@@ -35,6 +35,13 @@ from nodeloom.store.schema import Document, Run
 from nodeloom.store.schema import FlowVersion as VersionRow
 
 _HOST = socket.gethostname()
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """A time as the store reads it back: timezone-aware UTC (naive means UTC)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Runs(Recording):
@@ -78,22 +85,20 @@ class Runs(Recording):
         if flow_id is not None:  # flows and their versions are never deleted: read first
             version, known = await self._flow_version(flow_id, flow_version)
             document_hash = document_hash or known
-        steps: list[Step] = []
+        document: list[Step] = []
         if body is not None and digest is not None:
             size = len(body.encode())
             document_row = {"hash": digest, "body": body, "size": size, "created_at": at}
-            steps.append((Phase.DOCUMENT, self._insert_ignore(Document), [document_row]))
+            document.append((Phase.DOCUMENT, self._insert_ignore(Document), [document_row]))
         run_row = {
             "id": run_id,
             "flow_id": flow_id,
             "flow_version": version,
             "document_hash": document_hash,
             "status": status,
-            "trigger": packed["trigger"].text,
-            "settings": packed["settings"].text,
             "chat_id": chat_id,
             "created_at": at,
-            "started_at": started_at or (at if status == "running" else None),
+            "started_at": _utc(started_at) or (at if status == "running" else None),
             "steps": 0,
             "owner_pid": owner_pid if owner_pid is not None else os.getpid(),
             "owner_host": owner_host or _HOST,
@@ -101,7 +106,12 @@ class Runs(Recording):
             "rerun_of": rerun_of,
             "rerun_from": rerun_from,
         }
-        steps.append((Phase.RUN_INSERT, self._plain_insert(Run), [run_row]))
+        inserted = {
+            **run_row,
+            "trigger": packed["trigger"].text,
+            "settings": packed["settings"].text,
+        }
+        steps: list[Step] = [(Phase.RUN_INSERT, self._plain_insert(Run), [inserted])]
         steps += self._links(run_id, packed.values())
 
         def explain(exc: BaseException) -> BaseException:
@@ -109,9 +119,30 @@ class Runs(Recording):
                 return ValueError(f"a run with id {run_id!r} already exists")
             return exc
 
-        write = await self._commit(Write(run_id, steps, returns_run=True, explain=explain), run_id)
-        assert write.row is not None
-        return await self._run_record(write.row, True)
+        # A document this store wrote before is not sent again (a run of a flow is
+        # usually one of many). Prune may have deleted it since: the foreign key says so,
+        # and the run is written again with it.
+        known = digest in self._documents
+        try:
+            chosen = steps if known else document + steps
+            await self._commit(Write(run_id, chosen, explain=explain), run_id)
+        except IntegrityError:
+            if not known:
+                raise
+            self._documents.discard(digest)
+            await self._commit(Write(run_id, document + steps, explain=explain), run_id)
+        if digest is not None:
+            self._documents.add(digest)
+        # The record of what was written, as get_run would read it (no read back).
+        return RunRecord(
+            **run_row,
+            finished_at=None,
+            duration_ms=None,
+            usage=None,
+            error=None,
+            trigger=await self._unpack(packed["trigger"].text, UNIT, True),
+            settings=await self._unpack(packed["settings"].text, UNIT, True),
+        )
 
     async def _flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
         """(the version, its document hash) of a saved flow (default: its latest)."""
@@ -160,7 +191,45 @@ class Runs(Recording):
     ) -> RunRecord:
         """End a run: completed, failed, cancelled or interrupted. `duration_ms` defaults
         to the time since the run started. `events` and `nodes`: the run's last events and
-        checkpoint changes, as `write_batch` takes them, written in the same transaction."""
+        checkpoint changes, as `write_batch` takes them, written in the same transaction.
+        Returns the run, read back in that transaction (`end_run` does not read it)."""
+        write = await self._end(
+            run_id, status, error, usage, steps, duration_ms, finished_at, events, nodes, True
+        )
+        assert write.row is not None
+        return await self._run_record(write.row, True)
+
+    async def end_run(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        error: Mapping[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
+        steps: int | None = None,
+        duration_ms: float | None = None,
+        finished_at: datetime | None = None,
+        events: Iterable[Event | Mapping[str, Any]] = (),
+        nodes: Iterable[Mapping[str, Any]] = (),
+    ) -> None:
+        """`finish_run` without reading the run back (a RunService's hot path)."""
+        await self._end(
+            run_id, status, error, usage, steps, duration_ms, finished_at, events, nodes, False
+        )
+
+    async def _end(
+        self,
+        run_id: str,
+        status: str,
+        error: Mapping[str, Any] | None,
+        usage: Mapping[str, Any] | None,
+        steps: int | None,
+        duration_ms: float | None,
+        finished_at: datetime | None,
+        events: Iterable[Event | Mapping[str, Any]],
+        nodes: Iterable[Mapping[str, Any]],
+        read_back: bool,
+    ) -> Write:
         check_choice(status, ("completed", "failed", "cancelled", "interrupted"), "status")
         at = finished_at or now()
         values: dict[str, Any] = {"status": status, "finished_at": at}
@@ -176,31 +245,28 @@ class Runs(Recording):
         params["run_key"] = run_id
         if duration_ms is not None:
             params["new_duration_ms"] = duration_ms
-        statement = self._finish(frozenset(values), duration_ms is None)
-        events, nodes = list(events), list(nodes)
-        write = (
-            await self._record(run_id, events, nodes, {"heartbeat_at": at})
-            if events or nodes
-            else None
-        ) or Write(run_id, [], must_exist=True)
+        # Its last records, if any, and its end: one write, one UPDATE of the run.
+        write = await self._record(run_id, events, nodes, None) or Write(run_id, [])
+        top = max((row["seq"] for row in write.events), default=None)
+        if write.steps:
+            values["heartbeat_at"] = params["new_heartbeat_at"] = at
+        if top is not None:
+            params["top_seq"] = top
+        statement = self._finish(frozenset(values), duration_ms is None, top is not None)
         write.steps += self._links(run_id, packed)
         write.steps.append((Phase.RUN_FINISH, statement, [params]))
-        write.returns_run = True
-        write = await self._commit(write, run_id)
-        assert write.row is not None
-        return await self._run_record(write.row, True)
+        write.must_exist, write.returns_run = True, read_back
+        return await self._commit(write, run_id)
 
-    def _finish(self, columns: frozenset[str], timed: bool) -> Any:
-        """UPDATE runs SET each of `columns` = :new_<column>, and duration_ms = :new_
-        duration_ms, or (`timed`) the milliseconds from its start (or creation) to
-        :new_finished_at, computed by the database."""
-        key = ("run_finish", columns, timed)
+    def _finish(self, columns: frozenset[str], timed: bool, follow_seq: bool) -> Any:
+        """The run update of `_run_update` (each of `columns`, and `last_seq` if
+        `follow_seq`), and duration_ms = :new_duration_ms, or (`timed`) the milliseconds
+        from its start (or creation) to :new_finished_at, computed by the database."""
+        key = ("run_finish", columns, timed, follow_seq)
         statement = self._statements.get(key)
         if statement is None:
             table = Run.__table__
-            values: dict[str, Any] = {
-                column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
-            }
+            values = self._run_values(columns, follow_seq)
             if timed:
                 at = values["finished_at"]
                 values["duration_ms"] = self._elapsed_ms(
@@ -311,4 +377,5 @@ class Runs(Recording):
         more than `older_than` ago, with their events and checkpoints; then graph
         documents no run or flow version uses, and blob files nothing references (a blob
         written in the last few minutes is kept: a writer may be about to reference it)."""
+        self._documents.clear()  # it may delete documents: write them again
         return await retention.prune(self._db, self._blobs, now() - older_than)
