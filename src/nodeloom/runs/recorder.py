@@ -2,11 +2,14 @@
 
 Nothing the engine does waits for the database, except an `external` node, which waits
 until everything before it is durable (`barrier`). Events and checkpoints are appended to
-buffers synchronously and a background task writes whatever has accumulated in one
-transaction (group commit): while a node runs, the previous nodes' records are written;
-a chain of fast nodes is written in a few large transactions. The buffers are cut only
-between the engine's synchronous steps, so every batch leaves a consistent prefix of the
-run in the store: a node's completion and its `completed` event land together.
+buffers synchronously; within WINDOW_SECONDS a write takes whatever has accumulated to
+the store, whose committer commits the writes of every run of the process together
+(group commit across runs): while a node runs, the previous nodes' records are written;
+a chain of fast nodes is written in a few writes. No task waits while there is nothing
+to write. The buffers are cut only between the engine's synchronous steps, so every
+batch leaves a consistent prefix of the run in the store: a node's completion and its
+`completed` event land together. At the run's end, `detach` hands the rest to the caller,
+which writes it with the run's end in one write (`Store.end_run`).
 """
 
 from __future__ import annotations

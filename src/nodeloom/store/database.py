@@ -17,7 +17,9 @@ would wait for the GIL (up to the 5 ms switch interval, at every statement) when
 loop is busy. If another process holds the lock, the transaction goes to a writer thread
 of its own instead, which waits for it (the busy timeout) and retries. That connection
 never checkpoints the WAL itself (`wal_autocheckpoint=0`: a checkpoint fsyncs the database
-file); the writer thread runs a passive checkpoint every CHECKPOINT_EVERY commits.
+file); the writer thread runs a passive checkpoint every CHECKPOINT_EVERY commits, and at
+most CHECKPOINT_SECONDS after a commit (with `synchronous=NORMAL` that is when a commit
+reaches the disk: what a power loss can lose).
 Elsewhere `write_sync` runs through `run_sync`.
 """
 
@@ -48,7 +50,8 @@ from nodeloom.store.url import describe, sqlite_file
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
-CHECKPOINT_EVERY = 64  # inline commits between two passive WAL checkpoints
+CHECKPOINT_EVERY = 64  # inline commits between two passive WAL checkpoints, at most
+CHECKPOINT_SECONDS = 1.0  # from a commit to the checkpoint that syncs it, at most
 _BUSY = ("database is locked", "database is busy", "database table is locked")
 _FULL = ("database or disk is full", "disk is full", "no space left on device")
 _CORRUPT = ("file is not a database", "database disk image is malformed", "not a database")
@@ -84,6 +87,7 @@ class Database:
         self._inline: Engine | None = None
         self._commits = 0  # inline commits since the last checkpoint
         self._checkpoint: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         if self.is_sqlite:
             # Every transaction ends in an explicit COMMIT or ROLLBACK (and reads run in
             # autocommit): no reset is needed when a connection returns to the pool.
@@ -196,10 +200,21 @@ class Database:
             return await self._retry(attempt)
 
     def _committed_inline(self) -> None:
-        """Every CHECKPOINT_EVERY inline commits, a passive WAL checkpoint in the writer
-        thread (one at a time; it never blocks a writer)."""
+        """A passive WAL checkpoint in the writer thread (it syncs what was committed to
+        disk; it never blocks a writer) after CHECKPOINT_EVERY inline commits, or
+        CHECKPOINT_SECONDS after the first commit since the last one, whichever is first."""
         self._commits += 1
-        if self._commits < CHECKPOINT_EVERY or self._sync_writer is None:
+        if self._commits >= CHECKPOINT_EVERY:
+            self._start_checkpoint()
+        elif self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(CHECKPOINT_SECONDS, self._start_checkpoint)
+
+    def _start_checkpoint(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._sync_writer is None or self._thread is None or self._commits == 0:
             return
         if self._checkpoint is not None and not self._checkpoint.done():
             return
@@ -294,6 +309,9 @@ class Database:
         await self.writer.dispose()
         if self.reader is not self.writer:
             await self.reader.dispose()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._inline is not None:
             self._inline.dispose()
         if self._checkpoint is not None:
