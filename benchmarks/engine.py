@@ -61,7 +61,7 @@ QUICK = Sizes(
     server_runs=20,
     browser_nodes=100,
     recorded_runs=100,
-    recorded_samples=20,
+    recorded_samples=10,
 )
 
 
@@ -273,7 +273,7 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     )
     _say(progress, "recorded runs")
     recorded_figures, recorded_verdicts = await recorded.recorded_runs(
-        sizes.recorded_runs, sizes.recorded_samples
+        sizes.recorded_runs, sizes.recorded_samples, sizes.batch_repeat
     )
     store_figures += recorded_figures
     store_verdicts += recorded_verdicts

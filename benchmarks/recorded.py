@@ -36,7 +36,10 @@ FIXED_MS = 1.0  # the issue's bound on the fixed cost per recorded run
 CHAIN = 10  # the chain the fixed cost is measured on (the issue's)
 
 
-async def recorded_runs(runs: int, fixed_samples: int) -> tuple[list[Figure], list[Verdict]]:
+async def recorded_runs(
+    runs: int, fixed_samples: int, repeat: int = 3
+) -> tuple[list[Figure], list[Verdict]]:
+    """Best of `repeat` batches of `runs`; medians of `fixed_samples` sequential runs."""
     registry = graphs.registry()
     three = nodeloom.load(graphs.three_nodes(PAUSE), registry=registry)
 
@@ -45,8 +48,8 @@ async def recorded_runs(runs: int, fixed_samples: int) -> tuple[list[Figure], li
 
     await unrecorded()
     floor_batch = functools.partial(floors.concurrent_runs, runs, PAUSE)
-    plain = runs / await best_of(floor_batch, 3)
-    bare = runs / await best_of(unrecorded, 3)
+    plain = runs / await best_of(floor_batch, repeat)
+    bare = runs / await best_of(unrecorded, repeat)
     figures = [
         Figure(
             "recorded.unrecorded",
@@ -71,7 +74,7 @@ async def recorded_runs(runs: int, fixed_samples: int) -> tuple[list[Figure], li
             url, close = found
             try:
                 throughput, fixed, fixed_floor = await _measure(
-                    url, root, three, registry, runs, fixed_samples
+                    url, root, three, registry, runs, fixed_samples, repeat
                 )
             finally:
                 close()
@@ -148,6 +151,7 @@ async def _measure(
     registry: nodeloom.Registry,
     runs: int,
     samples: int,
+    repeat: int,
 ) -> tuple[float, float, float]:
     """(recorded runs/s, fixed cost per recorded run in ms, its floor in ms)."""
     store = await Store.open(url, blob_dir=root / "blobs")
@@ -161,7 +165,7 @@ async def _measure(
                     raise RuntimeError(f"a recorded run ended {result.status.value}")
 
         await batch()
-        throughput = runs / await best_of(batch, 3)
+        throughput = runs / await best_of(batch, repeat)
         chain = nodeloom.load(graphs.passing_chain(CHAIN), registry=registry)
         settings = nodeloom.RunSettings(max_steps=CHAIN + 10)
         recorded = await _median(

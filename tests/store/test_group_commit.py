@@ -157,3 +157,15 @@ async def test_a_run_of_a_document_another_process_pruned_is_still_recorded(stor
     assert report.documents == 1
     again = await store.create_run(document=document)
     assert await store.run_document(again.id) == document
+
+
+async def test_times_in_any_zone_are_stored_as_the_same_instant(store: Store):
+    from datetime import UTC, datetime, timezone
+
+    paris = datetime(2026, 6, 1, 14, 30, 0, tzinfo=timezone(timedelta(hours=2)))
+    naive = datetime(2026, 6, 1, 12, 30, 0, 250)  # naive means UTC
+    first = await store.create_run(started_at=paris)
+    second = await store.create_run(started_at=naive)
+    assert (await store.get_run(first.id)).started_at == datetime(2026, 6, 1, 12, 30, tzinfo=UTC)
+    assert (await store.get_run(second.id)).started_at == naive.replace(tzinfo=UTC)
+    assert first.started_at == paris and second.started_at == naive.replace(tzinfo=UTC)

@@ -287,7 +287,7 @@ def _sqlite_time(value: datetime) -> str:
     """A time as the store's SQLite columns hold it (UTC, naive, always with microseconds:
     SQLAlchemy's format, so that times compare as text)."""
     if value.tzinfo is not None:
-        if value.utcoffset():
+        if value.tzinfo is not UTC and value.utcoffset():
             value = value.astimezone(UTC)
         value = value.replace(tzinfo=None)
     text = value.isoformat(" ")
