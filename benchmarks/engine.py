@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import agents, browser, checkpoints, floors, graphs, server
+from benchmarks import agents, browser, checkpoints, floors, graphs, recorded, server
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -44,6 +44,8 @@ class Sizes:
     agent_turns: int = 200  # turns per median (agent benchmark)
     server_runs: int = 200  # concurrent runs through `nodeloom serve` (server benchmark)
     browser_nodes: int = 500  # nodes of the flow the browser benchmark opens
+    recorded_runs: int = 1_000  # concurrent recorded runs (recorded-run benchmark)
+    recorded_samples: int = 200  # runs per median of the fixed cost per recorded run
 
 
 FULL = Sizes()
@@ -58,6 +60,8 @@ QUICK = Sizes(
     agent_turns=20,
     server_runs=20,
     browser_nodes=100,
+    recorded_runs=100,
+    recorded_samples=10,
 )
 
 
@@ -267,6 +271,12 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     store_figures, store_verdicts = await checkpoints.checkpoints(
         sizes.chains[-2] if len(sizes.chains) > 1 else sizes.chains[0], sizes.repeat
     )
+    _say(progress, "recorded runs")
+    recorded_figures, recorded_verdicts = await recorded.recorded_runs(
+        sizes.recorded_runs, sizes.recorded_samples, sizes.batch_repeat
+    )
+    store_figures += recorded_figures
+    store_verdicts += recorded_verdicts
     _say(progress, "server")
     server_figures, server_verdict = await server.server_load(sizes.server_runs)
     _say(progress, "browser")

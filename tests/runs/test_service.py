@@ -245,3 +245,21 @@ async def test_cancelling_a_live_run_returns_once_its_end_is_recorded(
     assert record.status == "cancelled"
     assert (await running).status is RunStatus.CANCELLED
     assert executions(tmp_path / "log") == []
+
+
+async def test_a_running_run_gets_heartbeats_while_a_node_takes_long(
+    store: Store, registry, tmp_path: Path
+):
+    flow = nodeloom.load(marks(tmp_path / "log", 1, seconds=1.2), registry=registry)
+    service = RunService(store, registry, heartbeat=0.3)  # one beat for all its runs
+    try:
+        task = asyncio.create_task(service.start(flow, "hi"))
+        await asyncio.sleep(0.2)
+        (run,) = await store.list_runs()
+        first = run.heartbeat_at
+        await asyncio.sleep(0.7)
+        later = (await store.get_run(run.id)).heartbeat_at
+        assert first is not None and later is not None and later > first
+        assert (await task).status is RunStatus.COMPLETED
+    finally:
+        await service.aclose()

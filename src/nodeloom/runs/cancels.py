@@ -1,11 +1,13 @@
-"""Cancels asked by another process (`nodeloom runs cancel`, another server): one poller
-per RunService reads, in one query, which of the runs it runs were asked to stop, and
-cancels them here."""
+"""One poller per RunService, for all its running runs at once: cancels asked by another
+process (`nodeloom runs cancel`, another server), read in one query and carried out here;
+and the runs' heartbeat, written in one statement every `heartbeat` seconds (a run also
+gets one with every batch of its records)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.live import LiveRuns
@@ -18,13 +20,21 @@ CANCEL_POLL_SECONDS = 0.5  # how often a cancel asked by another process is look
 
 class CancelWatch:
     """Polls while the service has running runs; stops when it has none (`wake` starts
-    it again)."""
+    it again). `heartbeat`: seconds between two heartbeats of the running runs (0: none)."""
 
-    def __init__(self, store: Store, live: LiveRuns, interval: float = CANCEL_POLL_SECONDS):
+    def __init__(
+        self,
+        store: Store,
+        live: LiveRuns,
+        interval: float = CANCEL_POLL_SECONDS,
+        heartbeat: float = 0.0,
+    ):
         self.store = store
         self.live = live
         self.interval = interval
+        self.heartbeat = heartbeat
         self._task: asyncio.Task[None] | None = None
+        self._beaten = time.monotonic()
 
     def wake(self) -> None:
         """A run started here: poll for it."""
@@ -39,8 +49,21 @@ class CancelWatch:
 
     async def _poll(self) -> None:
         while self.live.running():
-            await asyncio.sleep(self.interval)
-            await self.check(self.live.running())
+            await asyncio.sleep(self._pause())
+            running = self.live.running()
+            if not running:
+                return
+            if self.heartbeat > 0 and time.monotonic() - self._beaten >= self.heartbeat:
+                self._beaten = time.monotonic()
+                with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
+                    await self.store.heartbeat(*running)
+            await self.check(running)
+
+    def _pause(self) -> float:
+        if self.heartbeat <= 0:
+            return self.interval
+        until_beat = self.heartbeat - (time.monotonic() - self._beaten)
+        return max(min(self.interval, until_beat), 0.0)
 
     async def check(self, run_ids: list[str]) -> None:
         """Cancel those of `run_ids` running here that were asked to stop (the poll's

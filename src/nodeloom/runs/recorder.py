@@ -2,11 +2,14 @@
 
 Nothing the engine does waits for the database, except an `external` node, which waits
 until everything before it is durable (`barrier`). Events and checkpoints are appended to
-buffers synchronously and a background task writes whatever has accumulated in one
-transaction (group commit): while a node runs, the previous nodes' records are written;
-a chain of fast nodes is written in a few large transactions. The buffers are cut only
-between the engine's synchronous steps, so every batch leaves a consistent prefix of the
-run in the store: a node's completion and its `completed` event land together.
+buffers synchronously; within WINDOW_SECONDS a write takes whatever has accumulated to
+the store, whose committer commits the writes of every run of the process together
+(group commit across runs): while a node runs, the previous nodes' records are written;
+a chain of fast nodes is written in a few writes. No task waits while there is nothing
+to write. The buffers are cut only between the engine's synchronous steps, so every
+batch leaves a consistent prefix of the run in the store: a node's completion and its
+`completed` event land together. At the run's end, `detach` hands the rest to the caller,
+which writes it with the run's end in one write (`Store.end_run`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
 
 HEARTBEAT_SECONDS = 15.0
+WINDOW_SECONDS = 0.002  # how long records wait to gather before they are handed to the store
 
 
 class Recorder:
@@ -64,14 +68,14 @@ class Recorder:
         self._handed = 0  # records handed to the writer
         self._written = 0
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
-        self._wake = asyncio.Event()
         self._closing = False
+        self._detached = False  # the caller writes what is left (detach)
         self._executions: dict[str, int] = {}
-        self._writer: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None  # the write in flight, if any
         self._beat: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     async def __aenter__(self) -> Recorder:
-        self._writer = asyncio.create_task(self._write_loop())
         if self.heartbeat > 0:
             self._beat = asyncio.create_task(self._beat_loop())
         return self
@@ -91,13 +95,39 @@ class Recorder:
             self._beat.cancel()
             await asyncio.gather(self._beat, return_exceptions=True)
             self._beat = None
+        self._closing = True
+        self._write_now()
         if self._writer is not None:
-            self._closing = True
-            self._wake.set()
             await asyncio.gather(self._writer, return_exceptions=True)
-            self._writer = None
         if self.error is not None:
             raise self.error
+
+    async def detach_quietly(self) -> tuple[list[Event], list[dict[str, Any]]]:
+        """`detach()`, or nothing if a write failed (the caller ends the run all the
+        same; `error` holds the failure)."""
+        try:
+            return await self.detach()
+        except Exception:
+            return [], []
+
+    async def detach(self) -> tuple[list[Event], list[dict[str, Any]]]:
+        """Stop writing (after the write in flight) and hand back the events and
+        checkpoint changes not written yet, for the caller's last write: the run's end
+        written with them in one transaction (`Store.finish_run(events=, nodes=)`).
+        Raises the store's error if a write failed."""
+        if self._beat is not None:
+            self._beat.cancel()
+            await asyncio.gather(self._beat, return_exceptions=True)
+            self._beat = None
+        self._detached = self._closing = True
+        self._cancel_timer()
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
+        if self.error is not None:
+            raise self.error
+        events, nodes = self._events, self._nodes
+        self._events, self._nodes = [], []
+        return events, nodes
 
     async def flush(self) -> None:
         """Wait until everything handed over so far is written."""
@@ -210,7 +240,7 @@ class Recorder:
             return
         future = asyncio.get_running_loop().create_future()
         self._waiters.append((target, future))
-        self._wake.set()
+        self._write_now()
         await future
 
     # -- writing --------------------------------------------------------------------------
@@ -228,14 +258,26 @@ class Recorder:
         return last + 1
 
     def _hand_over(self) -> None:
-        if not self._wake.is_set():
-            self._wake.set()
+        """Records were handed over: they go to the store within WINDOW_SECONDS (a chain
+        of fast nodes is written in one write, not one per node), or at once if a
+        barrier or close asks for them. No task waits while there is nothing to write:
+        a write starts when needed and ends when everything handed over is written."""
+        if self._timer is None and self._writer is None and not self._closing:
+            self._timer = asyncio.get_running_loop().call_later(WINDOW_SECONDS, self._write_now)
 
-    async def _write_loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._events or self._nodes:
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _write_now(self) -> None:
+        self._cancel_timer()
+        if self._writer is None and self.error is None and (self._events or self._nodes):
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        try:
+            while (self._events or self._nodes) and not self._detached:
                 events, self._events = self._events, []
                 nodes, self._nodes = self._nodes, []
                 handed = self._handed
@@ -246,8 +288,8 @@ class Recorder:
                     return
                 self._written = handed
                 self._release()
-            if self._closing:
-                return
+        finally:
+            self._writer = None
 
     def _release(self) -> None:
         still = []

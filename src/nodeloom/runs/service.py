@@ -61,7 +61,8 @@ class RunService:
         self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
         self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
         self.live = LiveRuns()
-        self.cancels = CancelWatch(store, self.live)
+        # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
+        self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -268,7 +269,7 @@ class RunService:
             record.id,
             sink=FanoutSink(LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)),
             history=history,
-            heartbeat=self.heartbeat,
+            heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
             on_failure=lambda _: _stop(live),
         )
         recorder.woken = self.woken
@@ -353,13 +354,15 @@ class RunService:
                 await live.execution.release()
                 await recorder.close_quietly()
             return result
-        await recorder.close_quietly()
-        await self.store.finish_run(
+        events, nodes = await recorder.detach_quietly()
+        await self.store.end_run(  # its last records and its end: one write
             run_id,
             result.status.value,
             error=result.error,
             usage=result.usage,
             steps=result.steps,  # duration: from its start, across pauses and resumes
+            events=events,
+            nodes=nodes,
         )
         return result
 

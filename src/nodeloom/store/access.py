@@ -5,17 +5,19 @@ missing rows."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+import functools
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, select, text
+from sqlalchemy import Integer, Row, bindparam, case, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.store.blobs import BlobInfo
+from nodeloom.store.committer import NOTIFY_CHANNEL, Committer, Phase, Write
 from nodeloom.store.database import Database
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import UNIT, Layout, Packed, Packer, has_refs, loads
@@ -46,10 +48,6 @@ RUN_FIELDS = frozenset(
 )
 
 
-# Postgres: every write of a run's events or status notifies this channel with the run's
-# id, in the same transaction (so it is delivered once the write is visible). Servers
-# that follow a run executed elsewhere wait for it (nodeloom.fleet.signals).
-NOTIFY_CHANNEL = "nodeloom_runs"
 CANCEL_CHANNEL = "nodeloom_cancels"  # a cancel was asked: its owner looks now
 _NOTIFY = text("SELECT pg_notify(:channel, :run_id)")
 
@@ -67,11 +65,8 @@ class Access:
         self._blobs = packer.blobs
         self.store_id = store_id
         self._statements: dict[Any, Any] = {}  # statements built once per shape
-
-    def _notify_sync(self, conn: Connection, run_id: str) -> None:
-        """Postgres: tell listeners the run changed (delivered at commit)."""
-        if not self._db.is_sqlite:
-            conn.execute(_NOTIFY, {"channel": NOTIFY_CHANNEL, "run_id": run_id})
+        self._committer = Committer(db)  # group commit of every run's records
+        self._documents: set[str] = set()  # hashes of documents this store has written
 
     async def _notify(
         self, conn: AsyncConnection, run_id: str, channel: str = NOTIFY_CHANNEL
@@ -82,14 +77,12 @@ class Access:
     def _insert(self, model: Any) -> Any:
         return (pg_insert if not self._db.is_sqlite else sqlite_insert)(model.__table__)
 
-    async def _write_for_run(self, run_id: str, work: Callable[[Connection], None]) -> None:
-        """`Database.write_sync`, a missing run (a foreign key) reported as NotFoundError."""
-        try:
-            await self._db.write_sync(work)
-        except IntegrityError as exc:
-            if "foreign key" in str(exc).lower():
-                raise no_run(run_id) from None
-            raise
+    async def _commit(self, write: Write, run_id: str) -> Write:
+        """Hand `write` to the store's group commit and wait until it is committed. A
+        missing run (the existence check, or a foreign key) is reported as NotFoundError."""
+        write.missing = write.missing or (lambda: no_run(run_id))
+        write.explain = write.explain or functools.partial(_foreign_key, run_id)
+        return await self._committer.submit(write)
 
     async def _pack(self, value: Any, layout: Layout) -> Packed:
         if value is None:
@@ -142,11 +135,11 @@ class Access:
 
     async def _link(self, conn: AsyncConnection, run_id: str, packed: Iterable[Packed]) -> None:
         """Record the blobs a row references (once each), so prune knows they are used."""
-        for statement, rows in self._links(run_id, packed):
+        for _, statement, rows in self._links(run_id, packed):
             await conn.execute(statement, rows)
 
-    def _links(self, run_id: str, packed: Iterable[Packed]) -> list[tuple[Any, list[Any]]]:
-        """The statements (with their rows) of `_link`, for a synchronous transaction."""
+    def _links(self, run_id: str, packed: Iterable[Packed]) -> list[Step]:
+        """The statements (with their rows) of `_link`, as steps of a group-commit write."""
         blobs: dict[str, BlobInfo] = {}
         for item in packed:
             blobs.update((info.sha256, info) for info in item.blobs)
@@ -155,17 +148,60 @@ class Access:
         at = now()
         return [
             (
-                self._insert(Blob).on_conflict_do_nothing(),
+                Phase.BLOB,
+                self._insert_ignore(Blob),
                 [
                     {"sha256": sha, "size": info.size, "mime": info.mime, "created_at": at}
                     for sha, info in blobs.items()
                 ],
             ),
             (
-                self._insert(BlobRef).on_conflict_do_nothing(),
+                Phase.BLOB_REF,
+                self._insert_ignore(BlobRef),
                 [{"run_id": run_id, "sha256": sha} for sha in blobs],
             ),
         ]
+
+    def _run_update(self, columns: frozenset[str], follow_seq: bool) -> Any:
+        """UPDATE runs SET each of `columns` = :new_<column> (and, if `follow_seq`,
+        last_seq = the larger of it and :top_seq) WHERE id = :run_key; built once per
+        shape, so that a batch pays for neither building nor a cache key."""
+        key = ("run_update", columns, follow_seq)
+        statement = self._statements.get(key)
+        if statement is None:
+            table = Run.__table__
+            values = self._run_values(columns, follow_seq)
+            statement = update(table).where(table.c.id == bindparam("run_key")).values(values)
+            self._statements[key] = statement
+        return statement
+
+    def _run_values(self, columns: frozenset[str], follow_seq: bool) -> dict[str, Any]:
+        table = Run.__table__
+        values: dict[str, Any] = {
+            column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
+        }
+        if follow_seq:
+            top = bindparam("top_seq", type_=Integer())
+            values["last_seq"] = case((table.c.last_seq < top, top), else_=table.c.last_seq)
+        return values
+
+    def _plain_insert(self, model: Any) -> Any:
+        """INSERT into `model`'s table, for executemany (built once)."""
+        key = ("insert", model.__tablename__)
+        statement = self._statements.get(key)
+        if statement is None:
+            statement = self._insert(model)
+            self._statements[key] = statement
+        return statement
+
+    def _insert_ignore(self, model: Any) -> Any:
+        """INSERT ... ON CONFLICT DO NOTHING into `model`'s table (built once)."""
+        key = ("insert_ignore", model.__tablename__)
+        statement = self._statements.get(key)
+        if statement is None:
+            statement = self._insert(model).on_conflict_do_nothing()
+            self._statements[key] = statement
+        return statement
 
     async def _store_document(
         self, conn: AsyncConnection, digest: str, body: str, at: datetime
@@ -213,6 +249,16 @@ def run_changes(fields: Mapping[str, Any], valid: frozenset[str], caller: str) -
 def check_choice(value: Any, valid: tuple[str, ...], what: str) -> None:
     if value not in valid:
         raise ValueError(f"{what} {value!r} is not one of: {', '.join(valid)}")
+
+
+def _foreign_key(run_id: str, exc: BaseException) -> BaseException:
+    """A foreign key that failed on a write of run `run_id`: the run does not exist."""
+    if isinstance(exc, IntegrityError) and "foreign key" in str(exc).lower():
+        return no_run(run_id)
+    return exc
+
+
+Step = tuple[Phase, Any, list[dict[str, Any]]]
 
 
 def no_run(run_id: str) -> NotFoundError:

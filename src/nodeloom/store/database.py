@@ -10,9 +10,17 @@ Postgres: one pooled engine; deadlocks and serialisation failures are retried th
 
 `write` runs async work (aiosqlite: every statement is three trips to the driver's
 thread). `write_sync` runs a plain synchronous transaction body, for the hot path (the
-engine's checkpoint writer): on a SQLite file the whole transaction goes to a writer
-thread of its own in one trip, with a pysqlite connection set up like the others, which
-makes a small batch several times faster; elsewhere it runs through `run_sync`.
+group commit of run records, `nodeloom.store.committer`). On a SQLite file it runs on the
+event loop's own thread, on a pysqlite connection of its own that never waits for a lock
+(busy timeout 0): a WAL commit without fsync takes microseconds, while a writer thread
+would wait for the GIL (up to the 5 ms switch interval, at every statement) whenever the
+loop is busy. If another process holds the lock, the transaction goes to a writer thread
+of its own instead, which waits for it (the busy timeout) and retries. That connection
+never checkpoints the WAL itself (`wal_autocheckpoint=0`: a checkpoint fsyncs the database
+file); the writer thread runs a passive checkpoint every CHECKPOINT_EVERY commits, and at
+most CHECKPOINT_SECONDS after a commit (with `synchronous=NORMAL` that is when a commit
+reaches the disk: what a power loss can lose).
+Elsewhere `write_sync` runs through `run_sync`.
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from nodeloom.store.url import describe, sqlite_file
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
+CHECKPOINT_EVERY = 64  # inline commits between two passive WAL checkpoints, at most
+CHECKPOINT_SECONDS = 1.0  # from a commit to the checkpoint that syncs it, at most
 _BUSY = ("database is locked", "database is busy", "database table is locked")
 _FULL = ("database or disk is full", "disk is full", "no space left on device")
 _CORRUPT = ("file is not a database", "database disk image is malformed", "not a database")
@@ -73,6 +83,11 @@ class Database:
         # A SQLite file's one-trip writer for write_sync, and the thread it runs in.
         self._sync_writer: Engine | None = None
         self._thread: ThreadPoolExecutor | None = None
+        # A SQLite file's writer on the event loop's thread (see the module docstring).
+        self._inline: Engine | None = None
+        self._commits = 0  # inline commits since the last checkpoint
+        self._checkpoint: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         if self.is_sqlite:
             # Every transaction ends in an explicit COMMIT or ROLLBACK (and reads run in
             # autocommit): no reset is needed when a connection returns to the pool.
@@ -93,6 +108,10 @@ class Database:
                 )
                 self._sqlite_setup(self._sync_writer, write=True)
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="nodeloom-store-writer")
+                self._inline = create_engine(
+                    url.set(drivername="sqlite"), pool_reset_on_return=None, poolclass=StaticPool
+                )
+                self._sqlite_setup(self._inline, write=True, inline=True)
         else:
             self.writer = self.reader = create_async_engine(
                 url, pool_size=5, max_overflow=10, pool_pre_ping=True
@@ -100,7 +119,7 @@ class Database:
         # A shared in-memory connection cannot read while another task writes on it.
         self._read_lock: asyncio.Lock | None = self._lock if memory else None
 
-    def _sqlite_setup(self, engine: Engine, *, write: bool) -> None:
+    def _sqlite_setup(self, engine: Engine, *, write: bool, inline: bool = False) -> None:
         pragmas = {
             "busy_timeout": min(BUSY_TIMEOUT_MS, int(self.lock_timeout * 1000)),
             "synchronous": "NORMAL",
@@ -109,6 +128,8 @@ class Database:
         }
         if not write:
             pragmas["query_only"] = "ON"
+        if inline:  # on the event loop's thread: never wait, never checkpoint
+            pragmas.update(busy_timeout=0, wal_autocheckpoint=0)
 
         @event.listens_for(engine, "connect")
         def connect(dbapi_connection: Any, _record: Any) -> None:
@@ -162,7 +183,55 @@ class Database:
             return await asyncio.get_running_loop().run_in_executor(thread, transaction)
 
         async with self._lock:
+            if self._inline is not None:
+                try:
+                    with self._inline.begin() as conn:
+                        result = work(conn)
+                except (SQLAlchemyError, sqlite3.Error) as exc:
+                    if not self.is_transient(exc):
+                        translated = self.translate(exc)
+                        if translated is exc:
+                            raise
+                        raise translated from exc
+                    # Another process holds the lock: wait for it in the writer thread.
+                else:
+                    self._committed_inline()
+                    return result
             return await self._retry(attempt)
+
+    def _committed_inline(self) -> None:
+        """A passive WAL checkpoint in the writer thread (it syncs what was committed to
+        disk; it never blocks a writer) after CHECKPOINT_EVERY inline commits, or
+        CHECKPOINT_SECONDS after the first commit since the last one, whichever is first."""
+        self._commits += 1
+        if self._commits >= CHECKPOINT_EVERY:
+            self._start_checkpoint()
+        elif self._timer is None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(CHECKPOINT_SECONDS, self._start_checkpoint)
+
+    def _start_checkpoint(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._sync_writer is None or self._thread is None or self._commits == 0:
+            return
+        if self._checkpoint is not None and not self._checkpoint.done():
+            return
+        self._commits = 0
+        engine = self._sync_writer
+
+        def checkpoint() -> None:
+            raw = engine.raw_connection()  # autocommit (isolation_level None): no BEGIN
+            try:
+                raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass  # the next one catches up
+            finally:
+                raw.close()
+
+        loop = asyncio.get_running_loop()
+        self._checkpoint = loop.run_in_executor(self._thread, checkpoint)
 
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run `work` in a read connection."""
@@ -240,6 +309,13 @@ class Database:
         await self.writer.dispose()
         if self.reader is not self.writer:
             await self.reader.dispose()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._inline is not None:
+            self._inline.dispose()
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
         if self._sync_writer is not None and self._thread is not None:
             # Its connection belongs to its thread: close it there.
             await asyncio.get_running_loop().run_in_executor(

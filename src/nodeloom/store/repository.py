@@ -16,7 +16,8 @@ reads resolve them unless called with `resolve=False`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from nodeloom.paths import data_dir
 from nodeloom.store import migrator
 from nodeloom.store.binary import BinaryBlobs
 from nodeloom.store.blobs import DIGEST, BlobDir
+from nodeloom.store.committer import CommitListener
 from nodeloom.store.control import Control
 from nodeloom.store.database import Database
 from nodeloom.store.flows import Flows
@@ -46,6 +48,7 @@ class Store(Flows, Runs, Control, Timeline, Workers, Timers):
 
     flows (nodeloom.store.flows)       save_flow, get_flow, list_flows, list_versions,
                                        delete_flow
+    commits (nodeloom.store.committer) on_commit: every run's records are group-committed
     runs (nodeloom.store.runs)         create_run, update_run, finish_run, heartbeat,
                                        get_run, list_runs, run_document,
                                        find_interrupted, prune
@@ -96,8 +99,24 @@ class Store(Flows, Runs, Control, Timeline, Workers, Timers):
         return cls(db, Packer(BlobDir(root / store_id), blob_threshold), store_id)
 
     async def close(self) -> None:
-        """Close every connection. The store cannot be used afterwards."""
+        """Write what is queued, then close every connection. The store cannot be used
+        afterwards."""
+        await self._committer.aclose()
         await self._db.dispose()
+
+    def on_commit(self, listener: CommitListener) -> Callable[[], None]:
+        """Call `listener(batch)` each time a group commit of run records has committed,
+        before its writers are released: the one place where events become committed in
+        this process. `batch` is a sequence of `Write`s (`run_id`, `events`: the event rows
+        written, in seq order). A listener must be quick and must not raise (an error is
+        printed and ignored). Returns a function that removes the listener."""
+        self._committer.listeners.append(listener)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._committer.listeners.remove(listener)
+
+        return remove
 
     async def __aenter__(self) -> Store:
         return self

@@ -11,28 +11,40 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import Float, Row, bindparam, cast, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from nodeloom.plugins.contract import Event
 from nodeloom.store import retention
 from nodeloom.store.access import (
     RUN_FIELDS,
     RUN_JSON,
-    Access,
+    Step,
     check_choice,
     no_run,
     now,
     run_changes,
 )
+from nodeloom.store.committer import Phase, Write
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import UNIT, dumps
+from nodeloom.store.recording import Recording
 from nodeloom.store.records import RUN_STATES, PruneReport, RunRecord
 from nodeloom.store.schema import Document, Run
 from nodeloom.store.schema import FlowVersion as VersionRow
 
+_HOST = socket.gethostname()
 
-class Runs(Access):
+
+def _utc(value: datetime | None) -> datetime | None:
+    """A time as the store reads it back: timezone-aware UTC (naive means UTC)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Runs(Recording):
     """Runs: their status, owner and outcome; recovery and retention."""
 
     async def create_run(
@@ -73,51 +85,87 @@ class Runs(Access):
             "trigger": await self._pack(trigger, UNIT),
             "settings": await self._pack(settings, UNIT),
         }
+        version, document_hash = flow_version, digest
+        if flow_id is not None:  # flows and their versions are never deleted: read first
+            version, known = await self._flow_version(flow_id, flow_version)
+            document_hash = document_hash or known
+        document: list[Step] = []
+        if body is not None and digest is not None:
+            size = len(body.encode())
+            document_row = {"hash": digest, "body": body, "size": size, "created_at": at}
+            document.append((Phase.DOCUMENT, self._insert_ignore(Document), [document_row]))
+        run_row = {
+            "id": run_id,
+            "flow_id": flow_id,
+            "flow_version": version,
+            "document_hash": document_hash,
+            "status": status,
+            "chat_id": chat_id,
+            "created_at": at,
+            "started_at": _utc(started_at) or (at if status == "running" else None),
+            "steps": 0,
+            "owner_pid": owner_pid if owner_pid is not None else os.getpid(),
+            "owner_host": owner_host or _HOST,
+            "heartbeat_at": at,
+            "rerun_of": rerun_of,
+            "rerun_from": rerun_from,
+            "parent_run_id": parent_run_id,
+            "parent_node": parent_node,
+        }
+        inserted = {
+            **run_row,
+            "trigger": packed["trigger"].text,
+            "settings": packed["settings"].text,
+        }
+        steps: list[Step] = [(Phase.RUN_INSERT, self._plain_insert(Run), [inserted])]
+        steps += self._links(run_id, packed.values())
 
-        async def work(conn: AsyncConnection) -> None:
-            version, document_hash = flow_version, digest
-            if flow_id is not None:
-                flow = await self._flow(conn, flow_id, True)
-                version = flow.latest_version if version is None else version
-                known = await conn.scalar(
-                    select(VersionRow.document_hash).where(
-                        VersionRow.flow_id == flow_id, VersionRow.version == version
-                    )
-                )
-                if known is None:
-                    raise NotFoundError(f"flow {flow_id!r} has no version {version}")
-                document_hash = document_hash or known
-            if body is not None and digest is not None:
-                await self._store_document(conn, digest, body, at)
-            try:
-                await conn.execute(
-                    self._insert(Run).values(
-                        id=run_id,
-                        flow_id=flow_id,
-                        flow_version=version,
-                        document_hash=document_hash,
-                        status=status,
-                        trigger=packed["trigger"].text,
-                        settings=packed["settings"].text,
-                        chat_id=chat_id,
-                        created_at=at,
-                        started_at=started_at or (at if status == "running" else None),
-                        steps=0,
-                        owner_pid=owner_pid if owner_pid is not None else os.getpid(),
-                        owner_host=owner_host or socket.gethostname(),
-                        heartbeat_at=at,
-                        rerun_of=rerun_of,
-                        rerun_from=rerun_from,
-                        parent_run_id=parent_run_id,
-                        parent_node=parent_node,
-                    )
-                )
-            except IntegrityError:
-                raise ValueError(f"a run with id {run_id!r} already exists") from None
-            await self._link(conn, run_id, packed.values())
+        def explain(exc: BaseException) -> BaseException:
+            if isinstance(exc, IntegrityError) and "foreign key" not in str(exc).lower():
+                return ValueError(f"a run with id {run_id!r} already exists")
+            return exc
 
-        await self._db.write(work)
-        return await self.get_run(run_id)
+        # A document this store wrote before is not sent again (a run of a flow is
+        # usually one of many). Prune may have deleted it since: the foreign key says so,
+        # and the run is written again with it.
+        known = digest in self._documents
+        try:
+            chosen = steps if known else document + steps
+            await self._commit(Write(run_id, chosen, explain=explain), run_id)
+        except IntegrityError:
+            if not known:
+                raise
+            self._documents.discard(digest)
+            await self._commit(Write(run_id, document + steps, explain=explain), run_id)
+        if digest is not None:
+            self._documents.add(digest)
+        # The record of what was written, as get_run would read it (no read back).
+        return RunRecord(
+            **run_row,
+            finished_at=None,
+            duration_ms=None,
+            usage=None,
+            error=None,
+            trigger=await self._unpack(packed["trigger"].text, UNIT, True),
+            settings=await self._unpack(packed["settings"].text, UNIT, True),
+        )
+
+    async def _flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
+        """(the version, its document hash) of a saved flow (default: its latest)."""
+
+        async def work(conn: AsyncConnection) -> tuple[int, str]:
+            flow = await self._flow(conn, flow_id, True)
+            number = flow.latest_version if version is None else version
+            known = await conn.scalar(
+                select(VersionRow.document_hash).where(
+                    VersionRow.flow_id == flow_id, VersionRow.version == number
+                )
+            )
+            if known is None:
+                raise NotFoundError(f"flow {flow_id!r} has no version {number}")
+            return number, known
+
+        return await self._db.read(work)
 
     async def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run: status, started_at, finished_at, duration_ms, steps,
@@ -128,15 +176,11 @@ class Runs(Access):
         if not values:
             return
         packed = await self._pack_columns([(values, RUN_JSON)])
-
-        async def work(conn: AsyncConnection) -> None:
-            result = await conn.execute(update(Run).where(Run.id == run_id).values(**values))
-            if result.rowcount == 0:
-                raise no_run(run_id)
-            await self._link(conn, run_id, packed)
-            await self._notify(conn, run_id)
-
-        await self._db.write(work)
+        params = {f"new_{column}": value for column, value in values.items()}
+        params["run_key"] = run_id
+        steps = self._links(run_id, packed)
+        steps.append((Phase.RUN_UPDATE, self._run_update(frozenset(values), False), [params]))
+        await self._commit(Write(run_id, steps, must_exist=True), run_id)
 
     async def finish_run(
         self,
@@ -148,9 +192,50 @@ class Runs(Access):
         steps: int | None = None,
         duration_ms: float | None = None,
         finished_at: datetime | None = None,
+        events: Iterable[Event | Mapping[str, Any]] = (),
+        nodes: Iterable[Mapping[str, Any]] = (),
     ) -> RunRecord:
         """End a run: completed, failed, cancelled or interrupted. `duration_ms` defaults
-        to the time since the run started."""
+        to the time since the run started. `events` and `nodes`: the run's last events and
+        checkpoint changes, as `write_batch` takes them, written in the same transaction.
+        Returns the run, read back in that transaction (`end_run` does not read it)."""
+        write = await self._end(
+            run_id, status, error, usage, steps, duration_ms, finished_at, events, nodes, True
+        )
+        assert write.row is not None
+        return await self._run_record(write.row, True)
+
+    async def end_run(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        error: Mapping[str, Any] | None = None,
+        usage: Mapping[str, Any] | None = None,
+        steps: int | None = None,
+        duration_ms: float | None = None,
+        finished_at: datetime | None = None,
+        events: Iterable[Event | Mapping[str, Any]] = (),
+        nodes: Iterable[Mapping[str, Any]] = (),
+    ) -> None:
+        """`finish_run` without reading the run back (a RunService's hot path)."""
+        await self._end(
+            run_id, status, error, usage, steps, duration_ms, finished_at, events, nodes, False
+        )
+
+    async def _end(
+        self,
+        run_id: str,
+        status: str,
+        error: Mapping[str, Any] | None,
+        usage: Mapping[str, Any] | None,
+        steps: int | None,
+        duration_ms: float | None,
+        finished_at: datetime | None,
+        events: Iterable[Event | Mapping[str, Any]],
+        nodes: Iterable[Mapping[str, Any]],
+        read_back: bool,
+    ) -> Write:
         check_choice(status, ("completed", "failed", "cancelled", "interrupted"), "status")
         at = finished_at or now()
         values: dict[str, Any] = {"status": status, "finished_at": at}
@@ -162,28 +247,50 @@ class Runs(Access):
                 packed.append(result)
         if steps is not None:
             values["steps"] = steps
+        params = {f"new_{column}": value for column, value in values.items()}
+        params["run_key"] = run_id
+        if duration_ms is not None:
+            params["new_duration_ms"] = duration_ms
+        # Its last records, if any, and its end: one write, one UPDATE of the run.
+        write = await self._record(run_id, events, nodes, None) or Write(run_id, [])
+        top = max((row["seq"] for row in write.events), default=None)
+        if write.steps:
+            values["heartbeat_at"] = params["new_heartbeat_at"] = at
+        if top is not None:
+            params["top_seq"] = top
+        statement = self._finish(frozenset(values), duration_ms is None, top is not None)
+        write.steps += self._links(run_id, packed)
+        write.steps.append((Phase.RUN_FINISH, statement, [params]))
+        write.must_exist, write.returns_run = True, read_back
+        return await self._commit(write, run_id)
 
-        async def work(conn: AsyncConnection) -> None:
-            started = await conn.scalar(
-                select(func.coalesce(Run.started_at, Run.created_at)).where(Run.id == run_id)
-            )
-            if started is None:
-                raise no_run(run_id)
-            if isinstance(started, str):
-                started = datetime.fromisoformat(started)
-            if started.tzinfo is None:
-                started = started.replace(tzinfo=UTC)
-            values["duration_ms"] = (
-                duration_ms
-                if duration_ms is not None
-                else max((at - started).total_seconds() * 1000, 0.0)
-            )
-            await conn.execute(update(Run).where(Run.id == run_id).values(**values))
-            await self._link(conn, run_id, packed)
-            await self._notify(conn, run_id)
+    def _finish(self, columns: frozenset[str], timed: bool, follow_seq: bool) -> Any:
+        """The run update of `_run_update` (each of `columns`, and `last_seq` if
+        `follow_seq`), and duration_ms = :new_duration_ms, or (`timed`) the milliseconds
+        from its start (or creation) to :new_finished_at, computed by the database."""
+        key = ("run_finish", columns, timed, follow_seq)
+        statement = self._statements.get(key)
+        if statement is None:
+            table = Run.__table__
+            values = self._run_values(columns, follow_seq)
+            if timed:
+                at = values["finished_at"]
+                values["duration_ms"] = self._elapsed_ms(
+                    func.coalesce(table.c.started_at, table.c.created_at), at
+                )
+            else:
+                values["duration_ms"] = bindparam("new_duration_ms", type_=Float())
+            statement = update(table).where(table.c.id == bindparam("run_key")).values(values)
+            self._statements[key] = statement
+        return statement
 
-        await self._db.write(work)
-        return await self.get_run(run_id)
+    def _elapsed_ms(self, start: Any, end: Any) -> Any:
+        """Milliseconds from `start` to `end` (two UTC times), never negative, in SQL."""
+        if self._db.is_sqlite:  # times are ISO text; julianday counts days
+            elapsed = (func.julianday(end) - func.julianday(start)) * 86_400_000.0
+            return func.max(elapsed, 0.0)
+        elapsed = func.extract("epoch", end - start) * 1000.0
+        return cast(func.greatest(elapsed, 0.0), Float())
 
     async def heartbeat(self, run_id: str, *more: str) -> None:
         """Tell that this process still runs these runs (refreshes `heartbeat_at`).
@@ -280,4 +387,5 @@ class Runs(Access):
         more than `older_than` ago, with their events and checkpoints; then graph
         documents no run or flow version uses, and blob files nothing references (a blob
         written in the last few minutes is kept: a writer may be about to reference it)."""
+        self._documents.clear()  # it may delete documents: write them again
         return await retention.prune(self._db, self._blobs, now() - older_than)

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Integer, Row, bindparam, case, select, update
+from sqlalchemy import Row, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.plugins.contract import Event
-from nodeloom.store.access import RUN_FIELDS, RUN_JSON, Access, no_run, now, run_changes
+from nodeloom.store.access import RUN_FIELDS, no_run, now, run_changes
 from nodeloom.store.blobs import CHUNK
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import EVENT_DATA, JSON_MIME, PORTS, UNIT, blob_sha
+from nodeloom.store.recording import Recording
 from nodeloom.store.records import NodeExecution, StoredEvent
-from nodeloom.store.rows import EVENT_JSON, NODE_JSON, checkpoint_row, event_row, merge_changes
 from nodeloom.store.schema import Event as EventRow
 from nodeloom.store.schema import NodeExecution as NodeRow
 from nodeloom.store.schema import Run
@@ -35,7 +34,7 @@ _UNSET: Any = _Unset()
 BATCH_RUN_FIELDS = RUN_FIELDS | {"last_seq"}
 
 
-class Timeline(Access):
+class Timeline(Recording):
     """What happened in a run: its events, its node checkpoints, its blobs."""
 
     async def write_batch(
@@ -146,87 +145,13 @@ class Timeline(Access):
         nodes: Iterable[Mapping[str, Any]],
         run: dict[str, Any] | None,
     ) -> int:
-        """The one write path of events, checkpoints and run fields. `run`: the runs row's
-        changes (its `last_seq` follows the events), or None to leave the row alone.
-        Everything is checked and packed before the transaction; returns the number of
-        events given."""
-        event_rows = [event_row(run_id, item) for item in events]
-        node_rows = merge_changes(nodes)
-        if not (event_rows or node_rows or run):
+        """The one write path of events, checkpoints and run fields (see
+        `Recording._record`); returns the number of events given."""
+        write = await self._record(run_id, events, nodes, run)
+        if write is None:
             return 0
-        at = now()
-        shapes: dict[frozenset[str], list[dict[str, Any]]] = {}
-        for row in node_rows:
-            shapes.setdefault(checkpoint_row(run_id, row, at), []).append(row)
-        packed = await self._pack_columns(
-            itertools.chain(
-                ((row, EVENT_JSON) for row in event_rows),
-                ((row, NODE_JSON) for row in node_rows),
-                [] if run is None else [(run, RUN_JSON)],
-            )
-        )
-        run_update: tuple[Any, dict[str, Any]] | None = None
-        if run is not None:
-            top = max((row["seq"] for row in event_rows), default=None)
-            if top is not None and "last_seq" in run:
-                run["last_seq"], top = max(run["last_seq"], top), None
-            params = {f"new_{column}": value for column, value in run.items()}
-            params["run_key"] = run_id
-            if top is not None:
-                params["top_seq"] = top
-            run_update = (self._run_update(frozenset(run), top is not None), params)
-        statements = self._links(run_id, packed)
-        if event_rows:
-            statements.append((self._append_events(), event_rows))
-        statements.extend((self._upsert(changed), rows) for changed, rows in shapes.items())
-
-        def work(conn: Connection) -> None:
-            if run_update is not None and conn.execute(*run_update).rowcount == 0:
-                raise no_run(run_id)
-            for statement, rows in statements:
-                conn.execute(statement, rows)
-            self._notify_sync(conn, run_id)
-
-        await self._write_for_run(run_id, work)
-        return len(event_rows)
-
-    def _run_update(self, columns: frozenset[str], follow_seq: bool) -> Any:
-        """UPDATE runs SET each of `columns` = :new_<column> (and, if `follow_seq`,
-        last_seq = the larger of it and :top_seq) WHERE id = :run_key; built once per
-        shape, so that a batch pays for neither building nor a cache key."""
-        key = ("run_update", columns, follow_seq)
-        statement = self._statements.get(key)
-        if statement is None:
-            table = Run.__table__
-            values: dict[str, Any] = {
-                column: bindparam(f"new_{column}", type_=table.c[column].type) for column in columns
-            }
-            if follow_seq:
-                top = bindparam("top_seq", type_=Integer())
-                values["last_seq"] = case((table.c.last_seq < top, top), else_=table.c.last_seq)
-            statement = update(table).where(table.c.id == bindparam("run_key")).values(values)
-            self._statements[key] = statement
-        return statement
-
-    def _append_events(self) -> Any:
-        statement = self._statements.get("append_events")
-        if statement is None:
-            statement = self._insert(EventRow).on_conflict_do_nothing()
-            self._statements["append_events"] = statement
-        return statement
-
-    def _upsert(self, changed: frozenset[str]) -> Any:
-        """The checkpoint upsert that updates `changed` (built once per shape)."""
-        key = ("node_upsert", changed)
-        statement = self._statements.get(key)
-        if statement is None:
-            insert = self._insert(NodeRow)
-            statement = insert.on_conflict_do_update(
-                index_elements=["run_id", "node_id", "execution"],
-                set_={column: insert.excluded[column] for column in sorted(changed)},
-            )
-            self._statements[key] = statement
-        return statement
+        await self._commit(write, run_id)
+        return len(write.events)
 
     async def events(
         self, run_id: str, from_seq: int = 0, limit: int | None = None, *, resolve: bool = True
