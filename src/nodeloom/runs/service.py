@@ -4,8 +4,7 @@ node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this
     async with await Store.open() as store:
         runs = RunService(store)
         result = await runs.start(nodeloom.load("flow.json"), "hello")
-        # ...later, maybe in another process:
-        result = await runs.resume(result.run_id, answers={"Approve": "yes"})
+        result = await runs.resume(result.run_id, answers={"Approve": "yes"})  # anywhere
 """
 
 from __future__ import annotations
@@ -394,8 +393,7 @@ class RunService:
 
 
 def _stop(live: LiveRun) -> None:
-    """The store failed: the run stops (it is no longer recorded)."""
-    if live.task is not None:
+    if live.task is not None:  # the store failed: the run stops (no longer recorded)
         live.task.cancel()
 
 
