@@ -15,6 +15,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 import nodeloom
+from nodeloom.fleet.broker import QUEUE_NAME
 from nodeloom.observability.fleet import WorkerBeat
 from nodeloom.observability.metrics import RunMetrics
 from nodeloom.runs import RunService
@@ -209,8 +210,20 @@ def _redis(port: int, *command: str) -> str:
 async def test_health_names_an_unreachable_queue_then_a_missing_worker_and_metrics_read_depth(
     tmp_path: Path, redis_url: str
 ):
+    from nodeloom.observability.queue import FLEET_QUEUE
+    from nodeloom.testing.stores.postgres import create_database, throwaway_postgres
+
+    assert FLEET_QUEUE == QUEUE_NAME  # the depth /metrics reads is the fleet's queue's
+    with throwaway_postgres() as postgres:  # a queue deployment needs the Postgres store
+        await _queue_health(tmp_path, redis_url, [await create_database(postgres) for _ in "ab"])
+
+
+async def _queue_health(tmp_path: Path, redis_url: str, databases: list[str]) -> None:
     closed = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
-    unreachable = start_server(tmp_path / "a", environment={"NODELOOM_QUEUE_URL": closed})
+    unreachable = start_server(
+        tmp_path / "a",
+        environment={"NODELOOM_QUEUE_URL": closed, "NODELOOM_DATABASE_URL": databases[0]},
+    )
     try:
         response = unreachable.client(token=None).get("/api/health")
         assert response.status_code == 503
@@ -226,10 +239,13 @@ async def test_health_names_an_unreachable_queue_then_a_missing_worker_and_metri
         await store.close()
     assert row.role == "server" and row.stopped_at is not None
 
-    reachable = start_server(tmp_path / "b", environment={"NODELOOM_QUEUE_URL": redis_url})
+    reachable = start_server(
+        tmp_path / "b",
+        environment={"NODELOOM_QUEUE_URL": redis_url, "NODELOOM_DATABASE_URL": databases[1]},
+    )
     try:
         port = redis_url.rsplit(":", 1)[1].split("/")[0]
-        _redis(int(port), "RPUSH", "dramatiq:default", "m1", "m2")  # two waiting messages
+        _redis(int(port), "RPUSH", f"dramatiq:{QUEUE_NAME}", "m1", "m2")  # two waiting
         response = reachable.client(token=None).get("/api/health")
         assert response.status_code == 503  # Redis answers, but no worker takes runs
         assert response.json()["failing"] == ["workers"]
@@ -243,7 +259,7 @@ async def test_health_names_an_unreachable_queue_then_a_missing_worker_and_metri
             await store.close()
         assert healthy.status_code == 200, healthy.text
         assert healthy.json()["checks"]["queue"] == {"ok": True, "configured": True}
-        assert value(samples, "nodeloom_queue_depth", queue="default") == 2
+        assert value(samples, "nodeloom_queue_depth", queue=QUEUE_NAME) == 2
     finally:
         stop_server(reachable)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 QUEUE_VARIABLE = "NODELOOM_QUEUE_URL"
+FLEET_QUEUE = "nodeloom"  # the queue `nodeloom worker`s take runs from (fleet.broker.QUEUE_NAME)
 NAMESPACE = "dramatiq"
 TIMEOUT_SECONDS = 2.0
 
@@ -47,7 +48,7 @@ async def ping(url: str) -> None:
         await client.aclose()
 
 
-async def depths(url: str, known: Iterable[str] = ("default",)) -> dict[str, int]:
+async def depths(url: str, known: Iterable[str] = (FLEET_QUEUE,)) -> dict[str, int]:
     """Waiting messages per queue: the `known` queues (0 when empty: Redis drops an
     empty list) and every other queue list found in the broker's namespace."""
     client = _client(url)
