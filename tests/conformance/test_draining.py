@@ -86,3 +86,24 @@ async def test_a_run_drained_before_it_starts_starts_no_node(run):
     execution, result, events = await drained(run, doc, None)
     assert of_type(events, "started") == []
     assert execution.drained and result.status is RunStatus.CANCELLED
+
+
+async def test_a_drained_run_whose_node_waits_for_a_person_pauses_as_usual(run):
+    doc = graph(
+        node("start", "chat-start"),
+        node("check", "approval", prompt="Go?"),
+        node("slow", "sleep", seconds=0.05, value="S"),
+        node("after", "const", value="A"),
+        edge("start", "check"),
+        edge("start", "slow"),
+        edge("slow", "after"),
+    )
+    execution, result, events = await drained(run, doc, "slow")
+    try:
+        assert result.status is RunStatus.PAUSED
+        assert [w["node_id"] for w in result.waiting] == ["check"]
+        assert not execution.drained
+        assert len(of_type(events, "completed", "slow")) == 1
+        assert of_type(events, "started", "after") == []
+    finally:
+        await execution.release()

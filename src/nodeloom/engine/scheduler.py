@@ -156,8 +156,9 @@ class Scheduler:
 
     @property
     def drained(self) -> bool:
-        """`drain()` stopped the run before its end: nodes were left ready, unstarted."""
-        return self.closed and self.failure is None and bool(self.ready)
+        """`drain()` stopped the run before its end: none of its nodes runs (or waits for
+        a person: the run pauses then) and nodes were left ready, unstarted."""
+        return self.closed and self.failure is None and self.running == 0 and bool(self.ready)
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
