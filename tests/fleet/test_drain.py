@@ -13,12 +13,15 @@ import pytest
 import nodeloom
 from nodeloom import ListSink, RunStatus
 from nodeloom.engine.events import CallbackSink
+from nodeloom.fleet.delivery import Deliveries
+from nodeloom.fleet.host import WorkerHost
+from nodeloom.fleet.jobs import Job
 from nodeloom.fleet.service import WorkerRuns
 from nodeloom.plugins.registry import Registry
 from nodeloom.store import Store
 from nodeloom.testing.builders import chain, node
 
-from .conftest import FLEET_PACK, marks
+from .conftest import FLEET_PACK, Redis, marks
 
 
 @pytest.fixture
@@ -86,3 +89,27 @@ async def test_a_run_drained_while_its_last_node_runs_is_recorded_completed(
 
 async def test_draining_a_run_that_does_not_run_here_asks_nothing(runs: WorkerRuns):
     assert runs.drain("not-here") is False
+
+
+async def test_a_job_taken_while_the_worker_stops_is_enqueued_again_neither_counted_nor_run(
+    database: str, redis_server: Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import redis
+
+    monkeypatch.setenv("NODELOOM_DATA_DIR", str(tmp_path / "data"))
+    client = redis.Redis.from_url(redis_server.url)
+    enqueued: list[Job] = []
+    host = WorkerHost(database, enqueued.append, Deliveries(client), lambda: 0)
+    await host.open()
+    try:
+        assert host.store is not None
+        record = await host.store.create_run(document={"nodes": [], "edges": []}, status="queued")
+        await host.drain(grace=0)  # nothing runs here: stopped at once
+        job = Job.start(record.id)
+        await host.handle(job.to_json())
+        assert enqueued == [job]
+        assert (await host.store.get_run(record.id)).status == "queued"
+        assert client.get(f"nodeloom:deliveries:{job.job_id}") is None
+    finally:
+        await host.aclose()
+        client.close()

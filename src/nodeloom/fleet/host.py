@@ -117,6 +117,10 @@ class WorkerHost:
 
     async def _handle(self, job: Job) -> None:
         assert self.runs is not None
+        if self.stopping:  # taken as this worker stops: not counted, not run; another runs it
+            log.info("job %s of run %s: enqueued again (stopping)", job.kind, job.run_id)
+            await asyncio.to_thread(self.enqueue, job)
+            return
         count = await asyncio.to_thread(self.deliveries.count, job.job_id)
         if count > MAX_DELIVERIES:
             await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
