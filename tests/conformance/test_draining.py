@@ -107,3 +107,20 @@ async def test_a_drained_run_whose_node_waits_for_a_person_pauses_as_usual(run):
         assert of_type(events, "started", "after") == []
     finally:
         await execution.release()
+
+
+async def test_a_running_loop_node_of_a_drained_run_runs_its_body_to_its_end(run):
+    inner = chain(node("wait", "sleep", seconds=0.02), node("double", "const", value="{{ 2 }}"))
+    doc = graph(
+        node("items", "const", value=[1, 2]),
+        node("loop", "loop", body={"nodes": inner["nodes"], "edges": inner["edges"]}),
+        node("after", "const", value="A"),
+        edge("items", "loop"),
+        edge("loop", "after"),
+    )
+    # Drained as its first iteration starts: the Loop is a running node, it finishes.
+    execution, result, events = await drained(run, doc, "loop/wait")
+    assert [e.node_id for e in of_type(events, "completed", "loop/double")] == ["loop/double"] * 2
+    assert result.outputs["loop"]["output"] == [2, 2]
+    assert of_type(events, "started", "after") == []
+    assert execution.drained and result.status is RunStatus.CANCELLED
