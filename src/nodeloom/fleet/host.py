@@ -167,7 +167,7 @@ class WorkerHost:
         self.stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
-        while self.runs.running() and loop.time() < deadline:
+        while (self.runs.running() or self.taken) and loop.time() < deadline:
             for run_id in self.taken - self.drained:  # again: a run's execution is made late
                 if self.runs.drain(run_id):
                     self.drained.add(run_id)
