@@ -4,6 +4,7 @@ recorded `interrupted` (`handed_back`), and its resume runs exactly the nodes le
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,32 @@ async def test_a_drained_run_finishes_its_running_node_and_its_resume_runs_only_
     assert Counter(marks(log)) == {f"{result.run_id} a": 1, f"{result.run_id} b": 1}
     rows = await store.node_executions(result.run_id)
     assert [(row.node_id, row.status) for row in rows] == [("a", "completed"), ("b", "completed")]
+
+
+async def test_a_run_handed_back_has_its_running_node_cancelled_at_once(
+    runs: WorkerRuns, store: Store, tmp_path: Path
+):
+    # What a worker does with the runs still running nodes when its grace period ends
+    # (the node runs again where the run is resumed: tests/fleet/test_faults.py).
+    log = tmp_path / "marks.txt"
+    flow = nodeloom.load(two_marks(log, 30.0), registry=runs.registry)
+    started = asyncio.Event()
+
+    def on_event(event: Any) -> None:
+        if event.event_type == "started" and event.node_id == "a":
+            started.set()
+
+    running = asyncio.create_task(runs.start(flow, sink=CallbackSink(on_event)))
+    await asyncio.wait_for(started.wait(), 10)
+    [run_id] = runs.running()
+    await asyncio.wait_for(runs.hand_back(run_id), 5)  # not the 30 s of `a`
+    result = await running
+    assert result.error is not None and result.error["code"] == "handed_back"
+    record = await store.get_run(run_id)
+    assert record.status == "interrupted" and record.error["code"] == "handed_back"
+    assert marks(log) == []  # `a` was cancelled
+    rows = await store.node_executions(run_id)
+    assert [(row.node_id, row.status) for row in rows] == [("a", "started")]  # unfinished
 
 
 async def test_a_run_drained_while_its_last_node_runs_is_recorded_completed(

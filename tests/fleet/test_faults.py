@@ -173,6 +173,7 @@ def test_sigterm_hands_back_a_run_the_grace_period_cannot_end_and_another_worker
     handed = api.get(f"/api/runs/{run_id}").json()
     assert handed["status"] == "interrupted"
     assert handed["error"]["code"] == "handed_back"
+    assert marks(log) == [f"{run_id} m0"]  # m1 was cancelled: it runs again on resume
     fleet.worker()
     run = wait_for(api, run_id, "completed", "failed", within=90, fleet=fleet)
     assert run["status"] == "completed", run

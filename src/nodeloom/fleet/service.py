@@ -50,5 +50,7 @@ class WorkerRuns(RunService):
         if live is None or live.paused or live.execution is None:
             return
         live.handed_back = True
-        await live.execution.release()
+        await live.execution.release()  # muted; cancelled if it runs in a task of its own
+        if live.task is not None:  # else it runs in the service's task: cancel that
+            live.task.cancel()
         await live.ended.wait()
