@@ -99,6 +99,26 @@ async def test_a_run_handed_back_has_its_running_node_cancelled_at_once(
     assert [(row.node_id, row.status) for row in rows] == [("a", "started")]  # unfinished
 
 
+async def test_a_run_cancelled_while_it_drains_is_recorded_cancelled(
+    runs: WorkerRuns, store: Store, tmp_path: Path
+):
+    log = tmp_path / "marks.txt"
+    flow = nodeloom.load(two_marks(log, 30.0), registry=runs.registry)
+    started = asyncio.Event()
+
+    def on_event(event: Any) -> None:
+        if event.event_type == "started" and event.node_id == "a":
+            runs.drain(event.run_id)
+            started.set()
+
+    running = asyncio.create_task(runs.start(flow, sink=CallbackSink(on_event)))
+    await asyncio.wait_for(started.wait(), 10)
+    [run_id] = runs.running()
+    assert (await asyncio.wait_for(runs.cancel(run_id), 5)).status == "cancelled"
+    assert (await running).status is RunStatus.CANCELLED
+    assert marks(log) == []
+
+
 async def test_a_run_drained_while_its_last_node_runs_is_recorded_completed(
     runs: WorkerRuns, store: Store, tmp_path: Path
 ):

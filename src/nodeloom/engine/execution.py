@@ -36,7 +36,17 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Execution:
-    __slots__ = ("builder", "context", "frozen", "plan", "run", "started", "state", "task")
+    __slots__ = (
+        "builder",
+        "context",
+        "drained",
+        "frozen",
+        "plan",
+        "run",
+        "started",
+        "state",
+        "task",
+    )
 
     def __init__(
         self,
@@ -94,6 +104,9 @@ class Execution:
         self.run = FlowRun(plan, context, state)
         self.started = 0.0
         self.task: asyncio.Task[RunResult] | None = None
+        # drain() stopped the run before its end (nodes were left unstarted); not after a
+        # cancel, which ends the run as cancelled whatever is left
+        self.drained = False
 
     @property
     def run_id(self) -> str:
@@ -144,11 +157,6 @@ class Execution:
         nodes that did not start run. A Loop's body, running, runs to its end."""
         self.run.drain()
 
-    @property
-    def drained(self) -> bool:
-        """`drain()` stopped the run before its end (nodes were left unstarted)."""
-        return self.run.drained
-
     async def release(self) -> None:
         """Let go of a paused run in this process without ending it: no event is emitted
         (a run store keeps it resumable elsewhere)."""
@@ -189,6 +197,7 @@ class Execution:
             if self.state.http is not None:
                 await self.state.aclose()
         if error is None and self.run.drained:
+            self.drained = True
             return self._result(RunStatus.CANCELLED, handed_back())
         error = error or self.run.failure
         return self._result(RunStatus.COMPLETED if error is None else RunStatus.FAILED, error)
