@@ -156,6 +156,40 @@ def test_sigterm_lets_the_running_node_finish_starts_none_after_it_and_hands_bac
     ]
 
 
+def test_sigterm_lets_a_running_sub_flow_run_to_its_end_and_hands_back_its_parent(
+    fleet: Fleet, tmp_path: Path
+):
+    api = fleet.server().client()
+    worker = fleet.worker("--grace", "10")
+    log = tmp_path / "marks.txt"
+    save(api, marking(log, slow="m1", seconds=2.0), "Child")  # m0 -> m1 (2 s) -> m2 -> m3
+    parent = chain(
+        node("p0", "mark", path=str(log)),
+        node("call", "execute-flow", flow="Child"),
+        node("p2", "mark", path=str(log)),
+    )
+    run_id = api.post(f"/api/flows/{save(api, parent)}/runs", json={}).json()["run_id"]
+    deadline = time.monotonic() + 60
+    while not any(line.endswith(" m0") for line in marks(log)):  # the child's m1 runs
+        assert time.monotonic() < deadline, marks(log)
+        time.sleep(0.05)
+    worker.send_signal(signal.SIGTERM)
+
+    assert worker.wait(timeout=60) == 0
+    handed = api.get(f"/api/runs/{run_id}").json()
+    assert handed["status"] == "interrupted", handed
+    # The sub-flow is part of the running `call` node: it ran to its end; p2 did not start.
+    [child_id] = {line.split()[0] for line in marks(log)} - {run_id}
+    assert api.get(f"/api/runs/{child_id}").json()["status"] == "completed"
+    assert [row["node_id"] for row in handed["timeline"]] == ["p0", "call"]
+
+    fleet.worker()
+    run = wait_for(api, run_id, "completed", "failed", within=90, fleet=fleet)
+    assert run["status"] == "completed", run
+    expected = {f"{run_id} p0": 1, f"{run_id} p2": 1}
+    assert Counter(marks(log)) == expected | {f"{child_id} m{i}": 1 for i in range(4)}
+
+
 def test_sigterm_hands_back_a_run_the_grace_period_cannot_end_and_another_worker_ends_it(
     fleet: Fleet, tmp_path: Path
 ):
