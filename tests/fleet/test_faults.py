@@ -106,13 +106,15 @@ def test_a_run_that_kills_every_worker_is_quarantined_after_three_deliveries(fle
     assert read_frames(api, f"/api/runs/{run_id}/events")[-1].event == "run_failed"
 
 
-def test_sigterm_lets_a_run_end_within_the_grace_period(fleet: Fleet, tmp_path: Path):
+def test_sigterm_lets_a_run_whose_last_node_runs_end_within_the_grace_period(
+    fleet: Fleet, tmp_path: Path
+):
     api = fleet.server().client()
     worker = fleet.worker("--grace", "30")
     log = tmp_path / "marks.txt"
-    flow_id = save(api, marking(log, seconds=2.0))
+    flow_id = save(api, marking(log, slow="m3", seconds=2.0))
     run_id = api.post(f"/api/flows/{flow_id}/runs", json={}).json()["run_id"]
-    pid = until_running(api, run_id, "m1")
+    pid = until_running(api, run_id, "m3")
     worker.send_signal(signal.SIGTERM)
 
     assert worker.wait(timeout=60) == 0
@@ -120,6 +122,72 @@ def test_sigterm_lets_a_run_end_within_the_grace_period(fleet: Fleet, tmp_path: 
     assert run["status"] == "completed"
     assert run["owner"]["pid"] == pid  # the same worker finished it
     assert Counter(marks(log)) == {f"{run_id} m{i}": 1 for i in range(4)}
+
+
+def test_sigterm_lets_the_running_node_finish_starts_none_after_it_and_hands_back_the_rest(
+    fleet: Fleet, tmp_path: Path
+):
+    api = fleet.server().client()
+    worker = fleet.worker("--grace", "5")
+    log = tmp_path / "marks.txt"
+    flow_id = save(api, marking(log, slow="m1", seconds=2.0))
+    run_id = api.post(f"/api/flows/{flow_id}/runs", json={}).json()["run_id"]
+    pid = until_running(api, run_id, "m1")
+    worker.send_signal(signal.SIGTERM)
+
+    assert worker.wait(timeout=60) == 0
+    handed = api.get(f"/api/runs/{run_id}").json()
+    assert handed["status"] == "interrupted", handed
+    assert handed["error"]["code"] == "handed_back"
+    # m1 finished and is on record; m2 never started on the stopped worker.
+    assert [(row["node_id"], row["status"]) for row in handed["timeline"]] == [
+        ("m0", "completed"),
+        ("m1", "completed"),
+    ]
+    assert marks(log) == [f"{run_id} m0", f"{run_id} m1"]
+
+    fleet.worker()
+    run = wait_for(api, run_id, "completed", "failed", within=90, fleet=fleet)
+    assert run["status"] == "completed", run
+    assert run["owner"]["pid"] != pid
+    assert Counter(marks(log)) == {f"{run_id} m{i}": 1 for i in range(4)}
+    assert [(row["node_id"], row["status"]) for row in run["timeline"]] == [
+        (f"m{i}", "completed") for i in range(4)
+    ]
+
+
+def test_sigterm_lets_a_running_sub_flow_run_to_its_end_and_hands_back_its_parent(
+    fleet: Fleet, tmp_path: Path
+):
+    api = fleet.server().client()
+    worker = fleet.worker("--grace", "10")
+    log = tmp_path / "marks.txt"
+    save(api, marking(log, slow="m1", seconds=2.0), "Child")  # m0 -> m1 (2 s) -> m2 -> m3
+    parent = chain(
+        node("p0", "mark", path=str(log)),
+        node("call", "execute-flow", flow="Child"),
+        node("p2", "mark", path=str(log)),
+    )
+    run_id = api.post(f"/api/flows/{save(api, parent)}/runs", json={}).json()["run_id"]
+    deadline = time.monotonic() + 60
+    while not any(line.endswith(" m0") for line in marks(log)):  # the child's m1 runs
+        assert time.monotonic() < deadline, marks(log)
+        time.sleep(0.05)
+    worker.send_signal(signal.SIGTERM)
+
+    assert worker.wait(timeout=60) == 0
+    handed = api.get(f"/api/runs/{run_id}").json()
+    assert handed["status"] == "interrupted", handed
+    # The sub-flow is part of the running `call` node: it ran to its end; p2 did not start.
+    [child_id] = {line.split()[0] for line in marks(log)} - {run_id}
+    assert api.get(f"/api/runs/{child_id}").json()["status"] == "completed"
+    assert [row["node_id"] for row in handed["timeline"]] == ["p0", "call"]
+
+    fleet.worker()
+    run = wait_for(api, run_id, "completed", "failed", within=90, fleet=fleet)
+    assert run["status"] == "completed", run
+    expected = {f"{run_id} p0": 1, f"{run_id} p2": 1}
+    assert Counter(marks(log)) == expected | {f"{child_id} m{i}": 1 for i in range(4)}
 
 
 def test_sigterm_hands_back_a_run_the_grace_period_cannot_end_and_another_worker_ends_it(
@@ -139,6 +207,7 @@ def test_sigterm_hands_back_a_run_the_grace_period_cannot_end_and_another_worker
     handed = api.get(f"/api/runs/{run_id}").json()
     assert handed["status"] == "interrupted"
     assert handed["error"]["code"] == "handed_back"
+    assert marks(log) == [f"{run_id} m0"]  # m1 was cancelled: it runs again on resume
     fleet.worker()
     run = wait_for(api, run_id, "completed", "failed", within=90, fleet=fleet)
     assert run["status"] == "completed", run

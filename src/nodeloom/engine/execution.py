@@ -17,7 +17,7 @@ from nodeloom.engine.build import Builder, BuildError
 from nodeloom.engine.checkpoint import Checkpoints, Continuation
 from nodeloom.engine.context import Emitter, RunContext, RunSettings, RunState
 from nodeloom.engine.events import EventSink
-from nodeloom.engine.failures import run_timeout
+from nodeloom.engine.failures import handed_back, run_timeout
 from nodeloom.engine.human import HumanInput
 from nodeloom.engine.redaction import RedactingCheckpoints, Redactor
 from nodeloom.engine.result import RunResult, RunStatus
@@ -36,7 +36,17 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Execution:
-    __slots__ = ("builder", "context", "frozen", "plan", "run", "started", "state", "task")
+    __slots__ = (
+        "builder",
+        "context",
+        "drained",
+        "frozen",
+        "plan",
+        "run",
+        "started",
+        "state",
+        "task",
+    )
 
     def __init__(
         self,
@@ -94,6 +104,9 @@ class Execution:
         self.run = FlowRun(plan, context, state)
         self.started = 0.0
         self.task: asyncio.Task[RunResult] | None = None
+        # drain() stopped the run before its end (nodes were left unstarted); not after a
+        # cancel, which ends the run as cancelled whatever is left
+        self.drained = False
 
     @property
     def run_id(self) -> str:
@@ -136,6 +149,14 @@ class Execution:
             self.task.cancel()
             await asyncio.gather(self.task, return_exceptions=True)
 
+    def drain(self) -> None:
+        """Start no more nodes (its process is stopping): the running ones finish, their
+        ends checkpointed as usual; the ready ones stay unstarted and unrecorded. Once none
+        is running the run ends as usual if nothing was left, or else stops `drained`:
+        no run event is emitted and it is resumable from its checkpoints, where the
+        nodes that did not start run. A Loop's body, running, runs to its end."""
+        self.run.drain()
+
     async def release(self) -> None:
         """Let go of a paused run in this process without ending it: no event is emitted
         (a run store keeps it resumable elsewhere)."""
@@ -175,6 +196,9 @@ class Execution:
         finally:
             if self.state.http is not None:
                 await self.state.aclose()
+        if error is None and self.run.drained:
+            self.drained = True
+            return self._result(RunStatus.CANCELLED, handed_back())
         error = error or self.run.failure
         return self._result(RunStatus.COMPLETED if error is None else RunStatus.FAILED, error)
 

@@ -68,7 +68,8 @@ def run_timeout(timeout: float) -> dict[str, Any]:
 
 
 def handed_back() -> dict[str, Any]:
-    """The worker running the run stopped (SIGTERM past its grace) before the run ended."""
+    """The worker running the run stopped (SIGTERM) before the run ended: drained (no
+    node started after the stop), or released when its grace ran out."""
     return {
         "code": "handed_back",
         "message": "the worker running it stopped before it ended; it is resumable from its "

@@ -6,7 +6,8 @@ finishes a node continues with one of the nodes that became ready (no task per n
 chain) and starts new workers for the others; the calling task is a worker too, so a chain
 runs without creating any task. A node waiting for a person holds no concurrency slot.
 The first failure cancels every other worker (its node's subprocess is killed); the run
-goes on to its end state.
+goes on to its end state. Both a failure and `drain()` close the scheduler: no node starts
+any more (ready nodes stay queued); a drained run stops once no node is running.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Scheduler:
         "_inline_cancelled",
         "blocked",
         "cap",
+        "closed",
         "failure",
         "head",
         "human",
@@ -54,6 +56,7 @@ class Scheduler:
         self.blocked = 0  # workers waiting for human input: they hold no concurrency slot
         self.tasks: set[asyncio.Task[None]] | None = None  # made when the first is started
         self.failure: dict[str, Any] | None = None
+        self.closed = False  # no node starts any more: the run failed, or it drains
         self._done: asyncio.Future[None] | None = None
         self._inline: asyncio.Task[Any] | None = None  # the task run_ready() runs a worker in
         self._inline_cancelled = False  # fail() cancelled it (not whoever awaits run_ready())
@@ -82,7 +85,7 @@ class Scheduler:
         any worker (its node's subprocess is killed); that cancellation ends here, the
         caller's own (a run cancelled, a timeout) goes on."""
         ready = self.ready
-        if not ready:
+        if not ready or self.closed:
             return
         index = ready.pop() if len(ready) == 1 else self._popleft()
         self.running += 1
@@ -97,7 +100,7 @@ class Scheduler:
             try:
                 while True:
                     await run_node(index)
-                    if self.failure is not None or not ready:
+                    if self.closed or not ready:
                         break
                     index = ready.pop() if len(ready) == 1 else self._popleft()
                     if ready:
@@ -136,6 +139,7 @@ class Scheduler:
         if self.failure is not None:
             return
         self.failure = payload
+        self.closed = True
         current = asyncio.current_task()
         for task in self.tasks or ():
             if task is not current:
@@ -144,6 +148,17 @@ class Scheduler:
         if inline is not None and inline is not current and not inline.done():
             self._inline_cancelled = True
             inline.cancel()
+
+    def drain(self) -> None:
+        """Start no more nodes: the running ones finish, the ready ones stay queued (not
+        started, so not recorded as started). The run stops once none is running."""
+        self.closed = True
+
+    @property
+    def drained(self) -> bool:
+        """`drain()` stopped the run before its end: none of its nodes runs (or waits for
+        a person: the run pauses then) and nodes were left ready, unstarted."""
+        return self.closed and self.failure is None and self.running == 0 and bool(self.ready)
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
@@ -181,7 +196,7 @@ class Scheduler:
         tasks = self.tasks
         if tasks is None:
             tasks = self.tasks = set()
-        while self.ready and self.running < cap and self.failure is None:
+        while self.ready and self.running < cap and not self.closed:
             index = self._popleft()
             self.running += 1
             if human is not None:
@@ -195,7 +210,7 @@ class Scheduler:
         try:
             while True:
                 await run_node(index)
-                if self.failure is not None or not ready:
+                if self.closed or not ready:
                     break
                 index = ready.pop() if len(ready) == 1 else self._popleft()
                 if ready:
@@ -214,7 +229,7 @@ class Scheduler:
         if human is not None:
             human.active -= 1
             self._check_paused(human)
-        if self.running == 0 and (self.failure is not None or not self.ready):
+        if self.running == 0 and (self.closed or not self.ready):
             done = self._done
             if done is not None and not done.done():
                 done.set_result(None)

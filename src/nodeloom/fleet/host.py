@@ -55,6 +55,8 @@ class WorkerHost:
         self.runs: WorkerRuns | None = None
         self.signals: RunSignals | None = None
         self.stopping = False
+        self.taken: set[str] = set()  # the runs of the jobs being handled here
+        self.drained: set[str] = set()  # those asked to drain
         self._sweeper: asyncio.Task[None] | None = None
         self.on_job: Callable[[str, str], None] | None = None  # hook: (event, run_id)
         self.concurrency = concurrency
@@ -115,14 +117,23 @@ class WorkerHost:
 
     async def _handle(self, job: Job) -> None:
         assert self.runs is not None
+        if self.stopping:  # taken as this worker stops: not counted, not run; another runs it
+            log.info("job %s of run %s: enqueued again (stopping)", job.kind, job.run_id)
+            await asyncio.to_thread(self.enqueue, job)
+            return
         count = await asyncio.to_thread(self.deliveries.count, job.job_id)
         if count > MAX_DELIVERIES:
             await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
         else:
             self._hook("taken", job.run_id)
-            result = await self._deliver(job, count)
+            self.taken.add(job.run_id)
+            try:
+                result = await self._deliver(job, count)
+            finally:
+                self.taken.discard(job.run_id)
             self._hook("done", job.run_id)
             if result is not None and (result.error or {}).get("code") == "handed_back":
+                log.info("run %s: handed back; its resume is enqueued", job.run_id)
                 await asyncio.to_thread(self.enqueue, Job.resume(job.run_id))
         await asyncio.to_thread(self.deliveries.done, job.job_id)
 
@@ -147,13 +158,19 @@ class WorkerHost:
     # -- stopping ---------------------------------------------------------------------------
 
     async def drain(self, grace: float) -> None:
-        """Stop: let the runs running here go on for up to `grace` seconds, then hand the
-        rest back (recorded `interrupted`, resumable; `handle` enqueues their resume)."""
+        """Stop: the runs taken here start no more nodes, and are handed back once their
+        running nodes have finished (recorded `interrupted`, resumable; `handle` enqueues
+        their resume) or end if nothing was left. A run still running nodes after `grace`
+        seconds is handed back at once: those nodes are cancelled (run again on resume).
+        A child run (a node's sub-flow) is not drained: it is part of a running node."""
         assert self.runs is not None
         self.stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
-        while self.runs.running() and loop.time() < deadline:
+        while (self.runs.running() or self.taken) and loop.time() < deadline:
+            for run_id in self.taken - self.drained:  # again: a run's execution is made late
+                if self.runs.drain(run_id):
+                    self.drained.add(run_id)
             await asyncio.sleep(0.05)
         for run_id in self.runs.running():
             log.info("run %s: handed back (the grace period is over)", run_id)

@@ -1,5 +1,6 @@
 """The run service of a worker: a RunService that can also run a run a server recorded
-as `queued`, and hand a run back (stop it without ending it) when the worker stops."""
+as `queued`, and, when the worker stops, drain a run (start no more of its nodes) and
+hand it back (stop it without ending it)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ class WorkerRuns(RunService):
             settings=stored_settings(record),
         )
 
+    def drain(self, run_id: str) -> bool:
+        """Start no more nodes of a run running here: its running nodes finish (their ends
+        checkpointed), then it is recorded `interrupted` (error `handed_back`, resumable:
+        the nodes that did not start run where it is resumed), or `completed` if nothing
+        was left. False if it does not run here (yet: its execution is being made)."""
+        live = self.live.get(run_id)
+        if live is None or live.paused or live.execution is None:
+            return False
+        live.execution.drain()
+        return True
+
     async def hand_back(self, run_id: str) -> None:
         """Stop a run running here without ending it: its running nodes are cancelled,
         no event is emitted, and it is recorded `interrupted` (error `handed_back`), to
@@ -38,5 +50,7 @@ class WorkerRuns(RunService):
         if live is None or live.paused or live.execution is None:
             return
         live.handed_back = True
-        await live.execution.release()
+        await live.execution.release()  # muted; cancelled if it runs in a task of its own
+        if live.task is not None:  # else it runs in the service's task: cancel that
+            live.task.cancel()
         await live.ended.wait()

@@ -4,8 +4,10 @@ through a WorkerHost, `concurrency` at once. Started by `nodeloom worker` (one p
 the queue's URL in NODELOOM_QUEUE_URL (not on the command line: it may hold a password).
 
 SIGTERM or SIGINT: it stops taking jobs (messages it fetched but had not started go
-back to the queue), lets its runs go on for up to `grace` seconds, hands back the runs
-still going (recorded `interrupted`, their resume enqueued), then exits 0.
+back to the queue), and its runs start no more nodes: each is handed back (recorded
+`interrupted`, its resume enqueued) once its running nodes have finished, or ends if
+nothing was left. After `grace` seconds the runs still running nodes are handed back at
+once (those nodes cancelled, run again on resume). Then it exits 0.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
     log.info("worker ready: %d run(s) at once, grace %gs", concurrency, grace)
     while not stop.wait(0.5):
         pass
-    log.info("stopping: no new jobs; runs going on for up to %gs", grace)
+    log.info("stopping: no new jobs, no new nodes; running nodes get up to %gs", grace)
     thread = get_event_loop_thread()
     assert thread is not None
     drained = asyncio.run_coroutine_threadsafe(host.drain(grace), thread.loop)

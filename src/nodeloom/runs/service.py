@@ -326,7 +326,7 @@ class RunService:
             raise
         finally:
             live.task = None
-        if live.handed_back:
+        if live.handed_back or (live.execution is not None and live.execution.drained):
             await recorder.close_quietly()
             error = handed_back()
             await self.store.finish_run(run_id, "interrupted", error=error)
