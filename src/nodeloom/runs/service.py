@@ -10,6 +10,7 @@ node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from typing import Any
@@ -62,6 +63,8 @@ class RunService:
         self.live = LiveRuns()
         # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
         self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
+        self._sink = FanoutSink(*self._sinks(None))  # a run's sink when it is given none
+        self._on_store_failure = self._store_failed  # one bound method, shared
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -266,16 +269,14 @@ class RunService:
         recorder = Recorder(
             self.store,
             record.id,
-            sink=FanoutSink(LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)),
+            sink=self._sink if sink is None else FanoutSink(*self._sinks(sink)),
             history=history,
             heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
-            on_failure=lambda _: _stop(live),
+            on_failure=self._on_store_failure,  # one for all runs: no cycle per run
         )
         recorder.woken = self.woken
-        await recorder.__aenter__()
         live.owner = recorder
-
-        async def run() -> RunResult:
+        try:
             live.execution = flow.execution(
                 run_id=record.id,
                 chat_id=record.chat_id,
@@ -284,9 +285,15 @@ class RunService:
                 services=replace(flow.services, flows=self.subflows),
                 **arguments,
             )
-            return await live.execution.outcome()
-
-        live.task = asyncio.create_task(run())
+        except BaseException as exc:
+            try:
+                await recorder.close_quietly()
+                if isinstance(exc, GraphError):
+                    await self.store.finish_run(record.id, "failed", error=invalid(exc))
+            finally:
+                self.live.remove(live)  # once its end is recorded
+            raise
+        live.task = asyncio.create_task(live.execution.outcome())
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
         self.cancels.wake()
@@ -309,9 +316,15 @@ class RunService:
     async def _record_outcome(self, live: LiveRun, hold: bool) -> RunResult:
         run_id, recorder, task = live.run_id, live.owner, live.task
         assert task is not None
+        # As `await asyncio.shield(task)` (a cancelled caller leaves the task alone), with
+        # fewer objects per run: a future the task's end resolves.
+        ended = task.get_loop().create_future()
+        task.add_done_callback(ended.set_result, context=_QUIET)
         try:
-            result = await asyncio.shield(task)
+            await ended
+            result = task.result()
         except asyncio.CancelledError:
+            task.remove_done_callback(ended.set_result)
             if not task.done():  # the caller was cancelled: cancel the run
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -387,14 +400,21 @@ class RunService:
 
     # -- what a recorded run needs --------------------------------------------------------
 
+    def _sinks(self, sink: EventSink | None) -> list[EventSink]:
+        """Where a run's events go: the log's context, `sink`, the observer."""
+        return [LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)]
+
+    def _store_failed(self, run_id: str, _error: BaseException) -> None:
+        live = self.live.get(run_id)
+        if live is not None and live.task is not None:  # the store failed: the run stops
+            live.task.cancel()
+
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
         return await self.flows.of(self.store, record)
 
 
-def _stop(live: LiveRun) -> None:
-    if live.task is not None:  # the store failed: the run stops (no longer recorded)
-        live.task.cancel()
+_QUIET = contextvars.Context()  # for a callback that reads no context variable
 
 
 __all__ = ["RESUMABLE", "RunService", "RunStateError"]
