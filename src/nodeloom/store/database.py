@@ -328,9 +328,10 @@ class Database:
 def _ping_when_idle(engine: Engine) -> None:
     """Ping a pooled Postgres connection before use only if it sat in the pool for
     PING_IDLE_SECONDS or more (a dead one is replaced, as `pool_pre_ping` does). A
-    connection used moments ago is taken as it is: a ping at every checkout is one more
-    round trip per transaction (of a recorded run's two), and a connection that dies
-    during a transaction fails it all the same, ping or not."""
+    connection used moments ago is only checked locally (the driver has seen the server
+    hang up): a ping at every checkout is one more round trip per transaction (of a
+    recorded run's two), and a connection that dies during a transaction fails it all
+    the same, ping or not."""
 
     @event.listens_for(engine, "checkin")
     def checkin(_dbapi_connection: Any, record: Any) -> None:
@@ -338,6 +339,9 @@ def _ping_when_idle(engine: Engine) -> None:
 
     @event.listens_for(engine, "checkout")
     def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        closed = getattr(getattr(dbapi_connection, "driver_connection", None), "is_closed", None)
+        if closed is not None and closed():  # the server hung up: known without a trip
+            raise DisconnectionError("the server closed a pooled connection")
         since = record.info.get("idle_since")
         if since is None or time.monotonic() - since < PING_IDLE_SECONDS:
             return
