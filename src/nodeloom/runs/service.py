@@ -10,9 +10,8 @@ node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this
 from __future__ import annotations
 
 import asyncio
-import contextvars
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -31,6 +30,7 @@ from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_sett
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
 from nodeloom.runs.subflows import Subflows
+from nodeloom.runs.tasks import ended, execution
 from nodeloom.runs.timers import deadlines, deadlines_of
 from nodeloom.store import RunRecord, RunStateError, Store
 
@@ -63,7 +63,8 @@ class RunService:
         self.live = LiveRuns()
         # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
         self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
-        self._sink = FanoutSink(*self._sinks(None))  # a run's sink when it is given none
+        self._sinks = (LOG_CONTEXT, *([observer] if observer is not None else []))
+        self._sink = FanoutSink(*self._sinks)  # a run's sink when it is given none
         self._on_store_failure = self._store_failed  # one bound method, shared
 
     def paused(self) -> list[str]:
@@ -269,23 +270,16 @@ class RunService:
         recorder = Recorder(
             self.store,
             record.id,
-            sink=self._sink if sink is None else FanoutSink(*self._sinks(sink)),
+            sink=self._sink if sink is None else FanoutSink(LOG_CONTEXT, sink, *self._sinks[1:]),
             history=history,
             heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
             on_failure=self._on_store_failure,  # one for all runs: no cycle per run
         )
         recorder.woken = self.woken
         live.owner = recorder
-        try:
-            live.execution = flow.execution(
-                run_id=record.id,
-                chat_id=record.chat_id,
-                sink=recorder,
-                checkpoints=recorder,
-                services=replace(flow.services, flows=self.subflows),
-                **arguments,
-            )
-        except BaseException as exc:
+        try:  # made here, not in the task: one coroutine less per run in flight
+            live.execution = execution(flow, record, recorder, self.subflows, arguments)
+        except BaseException as exc:  # invalid arguments: the run ends now, failed
             try:
                 await recorder.close_quietly()
                 if isinstance(exc, GraphError):
@@ -316,15 +310,10 @@ class RunService:
     async def _record_outcome(self, live: LiveRun, hold: bool) -> RunResult:
         run_id, recorder, task = live.run_id, live.owner, live.task
         assert task is not None
-        # As `await asyncio.shield(task)` (a cancelled caller leaves the task alone), with
-        # fewer objects per run: a future the task's end resolves.
-        ended = task.get_loop().create_future()
-        task.add_done_callback(ended.set_result, context=_QUIET)
         try:
-            await ended
+            await ended(task)  # as `asyncio.shield(task)`: a cancelled caller leaves it
             result = task.result()
         except asyncio.CancelledError:
-            task.remove_done_callback(ended.set_result)
             if not task.done():  # the caller was cancelled: cancel the run
                 task.cancel()
             await asyncio.gather(task, return_exceptions=True)
@@ -400,10 +389,6 @@ class RunService:
 
     # -- what a recorded run needs --------------------------------------------------------
 
-    def _sinks(self, sink: EventSink | None) -> list[EventSink]:
-        """Where a run's events go: the log's context, `sink`, the observer."""
-        return [LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)]
-
     def _store_failed(self, run_id: str, _error: BaseException) -> None:
         live = self.live.get(run_id)
         if live is not None and live.task is not None:  # the store failed: the run stops
@@ -412,9 +397,6 @@ class RunService:
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
         return await self.flows.of(self.store, record)
-
-
-_QUIET = contextvars.Context()  # for a callback that reads no context variable
 
 
 __all__ = ["RESUMABLE", "RunService", "RunStateError"]
