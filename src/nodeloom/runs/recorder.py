@@ -40,9 +40,10 @@ class Recorder:
     as they happen, whether or not they are written yet.
 
     `history` (a resumed run): executions on record are replayed, not recorded again, and
-    skips on record are not reported again. `on_failure` is called when the store cannot
-    be written (the run should stop: it is no longer recorded). A cancel asked by another
-    process is looked for by the RunService, for all its runs at once (runs/cancels.py).
+    skips on record are not reported again. `on_failure(run_id, error)` is called when
+    the store cannot be written (the run should stop: it is no longer recorded). A cancel
+    asked by another process is looked for by the RunService, for all its runs at once
+    (runs/cancels.py).
     """
 
     def __init__(
@@ -53,7 +54,7 @@ class Recorder:
         sink: EventSink | None = None,
         history: History | None = None,
         heartbeat: float = HEARTBEAT_SECONDS,
-        on_failure: Callable[[BaseException], None] | None = None,
+        on_failure: Callable[[str, BaseException], None] | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -309,7 +310,7 @@ class Recorder:
         self._waiters = []
         print(f"nodeloom: run {self.run_id} can no longer be recorded: {exc}", file=sys.stderr)
         if self.on_failure is not None:
-            self.on_failure(exc)
+            self.on_failure(self.run_id, exc)
 
     async def _beat_loop(self) -> None:
         while True:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from nodeloom.engine.checkpoint import Continuation
@@ -30,6 +30,7 @@ from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_sett
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
 from nodeloom.runs.subflows import Subflows
+from nodeloom.runs.tasks import ended, execution
 from nodeloom.runs.timers import deadlines, deadlines_of
 from nodeloom.store import RunRecord, RunStateError, Store
 
@@ -62,6 +63,9 @@ class RunService:
         self.live = LiveRuns()
         # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
         self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
+        self._sinks = (LOG_CONTEXT, *([observer] if observer is not None else []))
+        self._sink = FanoutSink(*self._sinks)  # a run's sink when it is given none
+        self._on_store_failure = self._store_failed  # one bound method, shared
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -266,27 +270,24 @@ class RunService:
         recorder = Recorder(
             self.store,
             record.id,
-            sink=FanoutSink(LOG_CONTEXT, *(s for s in (sink, self.observer) if s is not None)),
+            sink=self._sink if sink is None else FanoutSink(LOG_CONTEXT, sink, *self._sinks[1:]),
             history=history,
             heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
-            on_failure=lambda _: _stop(live),
+            on_failure=self._on_store_failure,  # one for all runs: no cycle per run
         )
         recorder.woken = self.woken
-        await recorder.__aenter__()
         live.owner = recorder
-
-        async def run() -> RunResult:
-            live.execution = flow.execution(
-                run_id=record.id,
-                chat_id=record.chat_id,
-                sink=recorder,
-                checkpoints=recorder,
-                services=replace(flow.services, flows=self.subflows),
-                **arguments,
-            )
-            return await live.execution.outcome()
-
-        live.task = asyncio.create_task(run())
+        try:  # made here, not in the task: one coroutine less per run in flight
+            live.execution = execution(flow, record, recorder, self.subflows, arguments)
+        except BaseException as exc:  # invalid arguments: the run ends now, failed
+            try:
+                await recorder.close_quietly()
+                if isinstance(exc, GraphError):
+                    await self.store.finish_run(record.id, "failed", error=invalid(exc))
+            finally:
+                self.live.remove(live)  # once its end is recorded
+            raise
+        live.task = asyncio.create_task(live.execution.outcome())
         if live.cancelled:  # asked before it had a task
             live.task.cancel()
         self.cancels.wake()
@@ -310,7 +311,8 @@ class RunService:
         run_id, recorder, task = live.run_id, live.owner, live.task
         assert task is not None
         try:
-            result = await asyncio.shield(task)
+            await ended(task)  # as `asyncio.shield(task)`: a cancelled caller leaves it
+            result = task.result()
         except asyncio.CancelledError:
             if not task.done():  # the caller was cancelled: cancel the run
                 task.cancel()
@@ -387,14 +389,14 @@ class RunService:
 
     # -- what a recorded run needs --------------------------------------------------------
 
+    def _store_failed(self, run_id: str, _error: BaseException) -> None:
+        live = self.live.get(run_id)
+        if live is not None and live.task is not None:  # the store failed: the run stops
+            live.task.cancel()
+
     async def flow_of(self, record: RunRecord) -> Flow:
         """The (cached) Flow of the document a recorded run ran."""
         return await self.flows.of(self.store, record)
-
-
-def _stop(live: LiveRun) -> None:
-    if live.task is not None:  # the store failed: the run stops (no longer recorded)
-        live.task.cancel()
 
 
 __all__ = ["RESUMABLE", "RunService", "RunStateError"]

@@ -84,7 +84,7 @@ class Write:
     explain: Callable[[BaseException], BaseException] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     row: Row[Any] | None = None
-    future: asyncio.Future[Write] | None = None
+    future: asyncio.Future[None] | None = None
 
 
 class _Missing(Exception):
@@ -119,7 +119,10 @@ class Committer:
             # The task lives while there is work; it starts on the next turn of the loop,
             # so the writes handed over in this turn share its first transaction.
             self._task = loop.create_task(self._drain(), name="nodeloom-store-committer")
-        return await asyncio.shield(write.future)
+        # Not shielded: a cancelled caller cancels only its future (settling a done
+        # future is skipped); the write stays in the queue or the batch all the same.
+        await write.future
+        return write
 
     async def aclose(self) -> None:
         """Wait until what is queued is written."""
@@ -329,11 +332,14 @@ def _explain(write: Write, exc: BaseException) -> BaseException:
 
 
 def _settle(write: Write, exc: BaseException | None) -> None:
-    future = write.future
+    # The future holds no reference back to the write (its result is None, and it is
+    # dropped from the write): no reference cycle, so a committed write is freed by
+    # reference counting, not left for the cyclic collector.
+    future, write.future = write.future, None
     if future is None or future.done():
         return
     if exc is None:
-        future.set_result(write)
+        future.set_result(None)
     elif isinstance(exc, asyncio.CancelledError):
         future.cancel()
     else:

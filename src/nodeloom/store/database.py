@@ -6,7 +6,8 @@ guarded by an asyncio lock (one writer per process) and start with `BEGIN IMMEDI
 writer waits for the file lock up front instead of failing half-way; reads use a second
 pool and never block writers. Another process holding the lock makes a write wait (the
 busy timeout) and then retry, up to `lock_timeout` seconds in all.
-Postgres: one pooled engine; deadlocks and serialisation failures are retried the same way.
+Postgres: one pooled engine (a connection idle for a second or more is pinged before
+use); deadlocks and serialisation failures are retried the same way.
 
 `write` runs async work (aiosqlite: every statement is three trips to the driver's
 thread). `write_sync` runs a plain synchronous transaction body, for the hot path (the
@@ -35,7 +36,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, AdaptedConnection, Connection, Engine
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.pool import StaticPool
 
@@ -55,6 +56,7 @@ CHECKPOINT_SECONDS = 1.0  # from a commit to the checkpoint that syncs it, at mo
 _BUSY = ("database is locked", "database is busy", "database table is locked")
 _FULL = ("database or disk is full", "disk is full", "no space left on device")
 _CORRUPT = ("file is not a database", "database disk image is malformed", "not a database")
+PING_IDLE_SECONDS = 1.0  # a Postgres connection idle this long is pinged before use
 _PG_RETRY = {"40001", "40P01"}  # serialization_failure, deadlock_detected
 _PG_FULL = {"53100"}  # disk_full
 # connection exceptions, no such database, authentication, out of memory or connections,
@@ -113,9 +115,8 @@ class Database:
                 )
                 self._sqlite_setup(self._inline, write=True, inline=True)
         else:
-            self.writer = self.reader = create_async_engine(
-                url, pool_size=5, max_overflow=10, pool_pre_ping=True
-            )
+            self.writer = self.reader = create_async_engine(url, pool_size=5, max_overflow=10)
+            _ping_when_idle(self.writer.sync_engine)
         # A shared in-memory connection cannot read while another task writes on it.
         self._read_lock: asyncio.Lock | None = self._lock if memory else None
 
@@ -322,6 +323,32 @@ class Database:
                 self._thread, self._sync_writer.dispose
             )
             self._thread.shutdown()
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a pooled Postgres connection before use only if it sat in the pool for
+    PING_IDLE_SECONDS or more (a dead one is replaced, as `pool_pre_ping` does). A
+    connection used moments ago is only checked locally (the driver has seen the server
+    hang up): a ping at every checkout is one more round trip per transaction (of a
+    recorded run's two), and a connection that dies during a transaction fails it all
+    the same, ping or not."""
+
+    @event.listens_for(engine, "checkin")
+    def checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        closed = getattr(getattr(dbapi_connection, "driver_connection", None), "is_closed", None)
+        if closed is not None and closed():  # the server hung up: known without a trip
+            raise DisconnectionError("the server closed a pooled connection")
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < PING_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:  # the pool replaces the connection and checks out again
+            raise DisconnectionError(f"a pooled connection is gone: {exc}") from exc
 
 
 def _message(exc: BaseException) -> str:
