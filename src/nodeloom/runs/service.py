@@ -1,6 +1,5 @@
 """Recorded runs: start, resume (after a pause or a crash, in any process), re-run from a
-node, cancel. The CLI's `nodeloom run` / `nodeloom runs` and the server use this.
-
+node, cancel; what `nodeloom run` / `nodeloom runs`, the server and the workers use.
     async with await Store.open() as store:
         runs = RunService(store)
         result = await runs.start(nodeloom.load("flow.json"), "hello")
@@ -65,7 +64,7 @@ class RunService:
         self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
         self._sinks = (LOG_CONTEXT, *([observer] if observer is not None else []))
         self._sink = FanoutSink(*self._sinks)  # a run's sink when it is given none
-        self._on_store_failure = self._store_failed  # one bound method, shared
+        self._on_store_failure = self._store_failed  # one bound method, shared by all runs
 
     def paused(self) -> list[str]:
         """Ids of the paused runs held open here (answered without replaying)."""
@@ -273,7 +272,7 @@ class RunService:
             sink=self._sink if sink is None else FanoutSink(LOG_CONTEXT, sink, *self._sinks[1:]),
             history=history,
             heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
-            on_failure=self._on_store_failure,  # one for all runs: no cycle per run
+            on_failure=self._on_store_failure,  # no cycle per run
         )
         recorder.woken = self.woken
         live.owner = recorder
