@@ -1,9 +1,9 @@
-"""Recorded runs: start, resume (after a pause or a crash, in any process), re-run from a
-node, cancel; what `nodeloom run` / `nodeloom runs`, the server and the workers use.
-    async with await Store.open() as store:
-        runs = RunService(store)
-        result = await runs.start(nodeloom.load("flow.json"), "hello")
-        result = await runs.resume(result.run_id, answers={"Approve": "yes"})  # anywhere
+"""Recorded runs (start, resume in any process, re-run, cancel), for CLI, server, workers.
+
+async with await Store.open() as store:
+    runs = RunService(store)
+    result = await runs.start(nodeloom.load("flow.json"), "hello")
+    result = await runs.resume(result.run_id, answers={"Approve": "yes"})  # anywhere
 """
 
 from __future__ import annotations
@@ -60,8 +60,7 @@ class RunService:
         self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
         self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
         self.live = LiveRuns()
-        # One poller for all the runs here: cancels asked elsewhere, and their heartbeat.
-        self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)
+        self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)  # + runs' heartbeat
         self._sinks = (LOG_CONTEXT, *([observer] if observer is not None else []))
         self._sink = FanoutSink(*self._sinks)  # a run's sink when it is given none
         self._on_store_failure = self._store_failed  # one bound method, shared by all runs
