@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import shutil
 import tempfile
 import time
@@ -41,6 +42,7 @@ from benchmarks.fleet_setup import (
     postmaster,
     redis_server,
 )
+from benchmarks.report import TIMES, Figure, Verdict
 from nodeloom.store import RunRecord, Store
 from nodeloom.testing.builders import chain, node
 from nodeloom.testing.stores import create_database, drop_database, throwaway_postgres
@@ -50,7 +52,7 @@ NODES = [f"n{i}" for i in range(5)]
 SUBMITTERS = 50
 CONCURRENCY = 10
 RUNS = 400
-QUICK_RUNS = 60
+QUICK_RUNS = 30
 
 
 async def _submit_all(client: httpx.AsyncClient, flow_id: str, runs: int) -> dict[str, float]:
@@ -113,8 +115,7 @@ def _percentile(values: list[float], p: float) -> float:
 
 
 def _stamp(at: datetime | None) -> float:
-    assert at is not None
-    return at.timestamp()
+    return math.nan if at is None else at.timestamp()
 
 
 async def run_setup(
@@ -155,24 +156,22 @@ async def run_setup(
             }
             cpu_before = {name: cpu_seconds(pids) for name, pids in groups.items()}
             count_before = await counters.read(database)
+            calls_before = await counters.calls(database) if detail else {}
             first = time.time()
             submitted = await _submit_all(client, flow_id, runs)
         polls = await _until_done(database, warm + runs)
         count_after = await counters.read(database)
+        if detail:
+            _print_calls(workers, runs, calls_before, await counters.calls(database))
         cpu = {name: cpu_seconds(pids) - cpu_before[name] for name, pids in groups.items()}
         records = await _records(database, list(submitted))
-        if detail:
-            print(
-                f"--- {workers} worker(s): totals since start",
-                *await counters.top(database),
-                sep="\n",
-            )
     finally:
         setup.close()
         await drop_database(database)
     latencies = [(_stamp(r.finished_at) - submitted[r.id]) * 1000 for r in records]
-    waits = [(_stamp(r.started_at) - _stamp(r.created_at)) * 1000 for r in records]
-    durations = [(_stamp(r.finished_at) - _stamp(r.started_at)) * 1000 for r in records]
+    started = [r for r in records if r.started_at is not None] or records  # (older stores)
+    waits = [(_stamp(r.started_at) - _stamp(r.created_at)) * 1000 for r in started]
+    durations = [(_stamp(r.finished_at) - _stamp(r.started_at)) * 1000 for r in started]
     span = max(_stamp(r.finished_at) for r in records) - first
     return {
         "setup": f"{workers} worker(s)" if queue else "in-process server",
@@ -190,7 +189,20 @@ async def run_setup(
         "pg_transactions_per_run": (count_after.transactions - count_before.transactions) / runs,
         "redis_commands_per_run": (count_after.redis_commands - count_before.redis_commands - 1)
         / runs,
+        "redis_round_trips_per_run": (
+            count_after.redis_round_trips - count_before.redis_round_trips
+        )
+        / runs,
     }
+
+
+def _print_calls(workers: int, runs: int, before: dict[str, int], after: dict[str, int]) -> None:
+    """The statements and commands sent per run (the most first)."""
+    sent = {key: (calls - before.get(key, 0)) / runs for key, calls in after.items()}
+    print(f"--- {workers} worker(s): per run")
+    for key, per_run in sorted(sent.items(), key=lambda item: -item[1]):
+        if per_run >= 0.05:
+            print(f"{per_run:>7.2f}  {key}")
 
 
 def fleet(runs: int, counts: list[int], detail: bool = False) -> list[dict[str, Any]]:
@@ -231,6 +243,89 @@ def fleet(runs: int, counts: list[int], detail: bool = False) -> list[dict[str, 
     return results
 
 
+SCALING = {2: 1.8, 4: 3.2}  # the issue's bounds: runs/s of N workers over 1 worker's
+CPU_BOUND = 2.0  # CPU per run of a fleet over the in-process server's
+
+
+async def fleet_load(runs: int, counts: tuple[int, ...]) -> tuple[list[Figure], Verdict]:
+    """Target 11, for `python -m benchmarks` (the processes run in a thread of their own)."""
+    results = await asyncio.to_thread(fleet, runs, list(counts))
+    floor, rows = results[0], results[1:]
+    one = next(r for r in rows if r["workers"] == 1)
+    figures = [
+        Figure(
+            "fleet.inprocess.throughput",
+            f"fleet: {runs:,} runs of 5 x 50 ms nodes, in-process server (Postgres)",
+            floor["runs_per_s"],
+            "runs/s",
+            floor["runs_per_s"],
+            higher_is_better=True,
+        )
+    ]
+    passed, judged = True, []
+    cores = os.cpu_count() or 1
+    for row in rows:
+        n = row["workers"]
+        scale = row["runs_per_s"] / one["runs_per_s"]
+        cpu_ratio = row["cpu_ms_per_run"] / floor["cpu_ms_per_run"]
+        cpu_ok = cpu_ratio <= CPU_BOUND
+        scale_ok = scale >= SCALING.get(n, 0.0)
+        passed = passed and cpu_ok and scale_ok
+        # what the CPU allows: every core busy with runs of this setup's CPU cost
+        permitted = cores * 1000 / row["cpu_ms_per_run"] / one["runs_per_s"]
+        judged.append(
+            f"{n} worker(s) {row['runs_per_s']:.1f} runs/s ({scale:.2f}x of 1; its CPU "
+            f"{row['cpu_ms_per_run']:.1f} ms/run permits {permitted:.1f}x on {cores} cores), "
+            f"CPU {cpu_ratio:.2f}x the in-process server's"
+        )
+        figures += [
+            Figure(
+                f"fleet.w{n}.throughput",
+                f"fleet: {n} worker process(es), runs/s (floor: in-process server)",
+                row["runs_per_s"],
+                "runs/s",
+                floor["runs_per_s"],
+                higher_is_better=True,
+            ),
+            Figure(
+                f"fleet.w{n}.cpu",
+                f"fleet: {n} worker(s), CPU per run of all processes",
+                row["cpu_ms_per_run"],
+                "ms",
+                floor["cpu_ms_per_run"],
+                target=f"≤ {CPU_BOUND:g}{TIMES} floor",
+                passed=cpu_ok,
+            ),
+            Figure(
+                f"fleet.w{n}.pg_statements",
+                f"fleet: {n} worker(s), Postgres statements per run",
+                row["pg_statements_per_run"],
+                "",
+                floor["pg_statements_per_run"],
+            ),
+            Figure(
+                f"fleet.w{n}.redis_round_trips",
+                f"fleet: {n} worker(s), Redis round trips per run",
+                row["redis_round_trips_per_run"],
+                "",
+                floor["redis_round_trips_per_run"],
+                ratio_shown=False,
+            ),
+        ]
+        if n > 1:
+            figures.append(
+                Figure(
+                    f"fleet.w{n}.scaling",
+                    f"fleet: {n} workers' runs/s over 1 worker's",
+                    scale,
+                    TIMES,
+                    target=f"≥ {SCALING[n]:g}{TIMES}" if n in SCALING else "",
+                    passed=scale_ok if n in SCALING else None,
+                )
+            )
+    return figures, Verdict(11, passed, "every run completed once; " + "; ".join(judged))
+
+
 def render(results: list[dict[str, Any]]) -> str:
     floor = results[0]
     lines = [
@@ -238,7 +333,7 @@ def render(results: list[dict[str, Any]]) -> str:
         "(medians of the runs; CPU of every process)",
         f"{'setup':<19}{'runs/s':>7}{'x1w':>6}{'p50':>7}{'p99':>7}{'wait50':>8}{'run50':>7}"
         f"{'CPU ms':>8}{'CPU x':>6}  {'srv/wrk/pg/redis ms':<21}{'pg st':>6}{'pg tx':>6}"
-        f"{'redis':>6}",
+        f"{'redis':>6}{'rtt':>5}",
     ]
     one = next((r for r in results if r["workers"] == 1), None)
     for row in results:
@@ -251,6 +346,7 @@ def render(results: list[dict[str, Any]]) -> str:
             f"{row['cpu_ms_per_run']:>8.1f}{row['cpu_ms_per_run'] / floor['cpu_ms_per_run']:>6.2f}"
             f"  {split:<21}{row['pg_statements_per_run']:>6.1f}"
             f"{row['pg_transactions_per_run']:>6.1f}{row['redis_commands_per_run']:>6.1f}"
+            f"{row['redis_round_trips_per_run']:>5.1f}"
         )
     return "\n".join(lines)
 

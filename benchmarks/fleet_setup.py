@@ -104,11 +104,18 @@ def postmaster(server: str) -> int:
     raise RuntimeError(f"no postmaster on port {port}")
 
 
+# Redis commands sent as such (not from inside a Lua script): Dramatiq sends only scripts
+# (EVALSHA); nodeloom counts deliveries (INCR and EXPIRE in one pipeline) and clears them.
+REDIS_ROUND_TRIPS = ("evalsha", "eval", "incrby", "llen")
+REDIS_OWN = ("del",)  # also called by Dramatiq's script, but only when it purges a queue
+
+
 @dataclass(frozen=True)
 class Count:
     statements: int
     transactions: int
-    redis_commands: int
+    redis_commands: int  # INFO commandstats: a script's commands counted too
+    redis_round_trips: int
 
 
 class Counters:
@@ -137,27 +144,29 @@ class Counters:
         finally:
             await connection.close()
         stats = await asyncio.to_thread(self.redis.info, "commandstats")
-        calls = sum(int(entry["calls"]) for entry in stats.values())
-        return Count(int(row["statements"]), int(row["transactions"]), calls)
+        calls = {
+            name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items()
+        }
+        trips = sum(calls.get(name, 0) for name in (*REDIS_ROUND_TRIPS, *REDIS_OWN))
+        return Count(int(row["statements"]), int(row["transactions"]), sum(calls.values()), trips)
 
-    async def top(self, database: str, n: int = 15) -> list[str]:
-        """The `n` statements of `database` sent most often, and the Redis commands."""
+    async def calls(self, database: str) -> dict[str, int]:
+        """Calls so far of each statement of `database` and of each Redis command."""
         connection = await asyncpg.connect(f"{self.server}/postgres")
         try:
             rows = await connection.fetch(
-                "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query "
+                "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query "
                 "FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE "
-                "datname = $1) ORDER BY calls DESC LIMIT $2",
+                "datname = $1)",
                 database.rsplit("/", 1)[1],
-                n,
             )
         finally:
             await connection.close()
         stats = await asyncio.to_thread(self.redis.info, "commandstats")
-        commands = sorted(((v["calls"], k) for k, v in stats.items()), reverse=True)
-        return [f"{row['calls']:>7} {row['query']}" for row in rows] + [
-            f"{calls:>7} redis {name}" for calls, name in commands
-        ]
+        calls = {f"redis {name[8:]}": int(value["calls"]) for name, value in stats.items()}
+        for row in rows:
+            calls[row["query"]] = calls.get(row["query"], 0) + int(row["calls"])
+        return calls
 
     def close(self) -> None:
         self.redis.close()
