@@ -41,13 +41,26 @@ POLL_MS = 100
 def poll_ms() -> int:
     """How long (at most) the worker's consumer sleeps between fetches while it has no
     free slot or the queue is empty: a freed slot waits this long for its next job."""
-    return int(os.environ.get("NODELOOM_QUEUE_POLL_MS", POLL_MS))
+    return _setting("NODELOOM_QUEUE_POLL_MS", POLL_MS)
 
 
 def prefetch(concurrency: int) -> int:
     """How many jobs a worker takes from the queue at once: its slots and as many waiting
     (a freed slot starts the next at once, not after a poll)."""
-    return int(os.environ.get("NODELOOM_QUEUE_PREFETCH", 2 * concurrency))
+    return _setting("NODELOOM_QUEUE_PREFETCH", 2 * concurrency)
+
+
+def _setting(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1; got {text!r}")
+    return value
 
 
 def run_worker(url: str, *, concurrency: int, grace: float, database: str | None = None) -> int:
@@ -135,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     url = queue_url()
     if url is None:
         print("nodeloom worker: NODELOOM_QUEUE_URL is not set", file=sys.stderr)
+        return 2
+    try:
+        poll_ms(), prefetch(arguments.concurrency)
+    except ValueError as exc:  # exit 2: the supervisor does not start it again
+        print(f"nodeloom worker: {exc}", file=sys.stderr)
         return 2
     return run_worker(url, concurrency=arguments.concurrency, grace=arguments.grace)
 
