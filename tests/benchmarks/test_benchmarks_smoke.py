@@ -87,6 +87,7 @@ def benchmarks(*options: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(400)  # the suite twice; its fleet part starts ~10 processes (~30 s)
 def test_the_quick_mode_exits_0_and_prints_every_figure_and_target() -> None:
     machine = benchmarks("--json")
     assert machine.returncode == 0, machine.stderr

@@ -47,7 +47,8 @@ class Control(Access):
         set it `running`, owned by this process (or `owner_pid` on `owner_host`), with a
         fresh heartbeat; clear what described its end (finished_at, error,
         duration_ms); a run that never started (`queued`) gets its `started_at` now (its
-        duration is then counted from here, not from when it was queued). Returns the run. Of several claims at once, exactly one succeeds.
+        duration is then counted from here, not from when it was queued). Returns the run.
+        Of several claims at once, exactly one succeeds.
 
         Raises NotFoundError, or RunStateError if the run is in another state (the
         message names its status and `states`)."""
