@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nodeloom
-from benchmarks import agents, browser, checkpoints, floors, graphs, recorded, server
+from benchmarks import agents, browser, checkpoints, fleet, floors, graphs, recorded, server
 from benchmarks.report import TIMES, Figure, Verdict
 from benchmarks.timing import best_of, best_of_sync, calibrate, traced
 
@@ -46,6 +46,8 @@ class Sizes:
     browser_nodes: int = 500  # nodes of the flow the browser benchmark opens
     recorded_runs: int = 1_000  # concurrent recorded runs (recorded-run benchmark)
     recorded_samples: int = 200  # runs per median of the fixed cost per recorded run
+    fleet_runs: int = fleet.RUNS  # runs per setup of the fleet benchmark
+    fleet_workers: tuple[int, ...] = (1, 2, 4)  # its worker process counts
 
 
 FULL = Sizes()
@@ -62,6 +64,8 @@ QUICK = Sizes(
     browser_nodes=100,
     recorded_runs=100,
     recorded_samples=10,
+    fleet_runs=fleet.QUICK_RUNS,
+    fleet_workers=(1, 2),
 )
 
 
@@ -279,11 +283,17 @@ async def run_all(sizes: Sizes, progress: bool = True) -> tuple[list[Figure], li
     store_verdicts += recorded_verdicts
     _say(progress, "server")
     server_figures, server_verdict = await server.server_load(sizes.server_runs)
+    _say(progress, "fleet")
+    fleet_figures, fleet_verdict = await fleet.fleet_load(sizes.fleet_runs, sizes.fleet_workers)
     _say(progress, "browser")
     browser_figures, browser_verdicts = await browser.browser_ui(sizes.browser_nodes)
     return (
-        figures + agent_figures + store_figures + server_figures + browser_figures,
-        verdicts + agent_verdicts + store_verdicts + [server_verdict] + browser_verdicts,
+        figures + agent_figures + store_figures + server_figures + fleet_figures + browser_figures,
+        verdicts
+        + agent_verdicts
+        + store_verdicts
+        + [server_verdict, fleet_verdict]
+        + browser_verdicts,
     )
 
 

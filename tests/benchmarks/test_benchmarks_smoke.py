@@ -47,12 +47,19 @@ FIGURE_KEYS = {
     "server.throughput",
     "server.ttfe.p50",
     "server.ttfe.p99",
+    "fleet.inprocess.throughput",
+    *(
+        f"fleet.w{n}.{figure}"
+        for n in (1, 2)
+        for figure in ("throughput", "cpu", "pg_statements", "redis_round_trips")
+    ),
+    "fleet.w2.scaling",
 }
 # The browser benchmark runs where Chromium is installed (CI installs it), else says why not.
 HAS_BROWSER = chromium() is not None
 if HAS_BROWSER:
     FIGURE_KEYS |= {"browser.open", "browser.drag"}
-TARGETS = [1, 2, 3, 4, 5, 6, 7, 10, 8, *([9] if HAS_BROWSER else [])]
+TARGETS = [1, 2, 3, 4, 5, 6, 7, 10, 8, 11, *([9] if HAS_BROWSER else [])]
 # Figures computed from others (engine minus floor, max over min): no floor of their own.
 DERIVED = {
     "chain.overhead.n=10",
@@ -61,6 +68,7 @@ DERIVED = {
     "chain.spread",
     "agent.turn.added",
     "agent.ttft.added",
+    "fleet.w2.scaling",
 }
 
 
@@ -79,6 +87,7 @@ def benchmarks(*options: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(400)  # the suite twice; its fleet part starts ~10 processes (~30 s)
 def test_the_quick_mode_exits_0_and_prints_every_figure_and_target() -> None:
     machine = benchmarks("--json")
     assert machine.returncode == 0, machine.stderr

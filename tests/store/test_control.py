@@ -37,6 +37,21 @@ async def test_an_interrupted_run_is_claimed_and_loses_what_described_its_end(st
     assert claimed.trigger == {"m": 1}
 
 
+async def test_a_queued_run_starts_when_it_is_claimed_and_a_resumed_one_keeps_its_start(
+    store: Store,
+):
+    queued = await store.create_run(status="queued")
+    assert queued.started_at is None
+    claimed = await store.claim_run(queued.id, states=("queued",))
+    assert claimed.started_at is not None and claimed.started_at >= queued.created_at
+    await store.finish_run(queued.id, "completed")
+    assert (await store.get_run(queued.id)).duration_ms < 60_000
+    paused = await store.create_run(status="running")
+    await store.update_run(paused.id, status="paused")
+    resumed = await store.claim_run(paused.id)
+    assert resumed.started_at == paused.started_at
+
+
 async def test_a_run_in_another_state_is_refused_naming_its_status(store: Store):
     run = await store.create_run()
     await store.finish_run(run.id, "completed")

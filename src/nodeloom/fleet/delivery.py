@@ -50,9 +50,10 @@ class Deliveries:
         self.client = client
 
     def count(self, job_id: str) -> int:
-        """Count this delivery; returns how many there were, this one included."""
+        """Count this delivery; returns how many there were, this one included (one
+        round trip: INCR and EXPIRE pipelined; no MULTI/EXEC, EXPIRE only refreshes)."""
         key = f"nodeloom:deliveries:{job_id}"
-        pipe = self.client.pipeline()
+        pipe = self.client.pipeline(transaction=False)
         pipe.incr(key)
         pipe.expire(key, DELIVERIES_TTL_SECONDS)
         count, _ = pipe.execute()

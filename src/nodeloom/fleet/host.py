@@ -100,42 +100,46 @@ class WorkerHost:
 
     # -- one job ----------------------------------------------------------------------------
 
-    async def handle(self, payload: Any) -> None:
-        """The actor: run one delivered job. Returns (the message is acknowledged) once
-        the run has ended, paused, been handed back or found to need nothing; while the
-        store is unreachable it waits and tries again (nothing is marked failed for it)."""
-        assert self.runs is not None
+    def handle(self, payload: Any, on_loop: Callable[[Any], Any]) -> None:
+        """The actor, in one of Dramatiq's worker threads: run one delivered job on the
+        loop (`on_loop(coroutine)` returns its result). Returns (the message is
+        acknowledged) once the run has ended, paused, been handed back or found to need
+        nothing; while the store is unreachable it waits and tries again (nothing is
+        marked failed for it). The delivery count is kept in this thread: Redis's client
+        blocks, and here it blocks no one (no hop to another thread and back per job)."""
         try:
             job = Job.from_json(payload)
         except (TypeError, ValueError) as exc:
             log.error("dropped a message that is not a job: %s", exc)
             return
         try:
-            await self._handle(job)
+            if self.stopping:  # taken as this worker stops: not counted, not run; another runs it
+                log.info("job %s of run %s: enqueued again (stopping)", job.kind, job.run_id)
+                self.enqueue(job)
+                return
+            count = self.deliveries.count(job.job_id)
+            if on_loop(self._handle(job, count)):
+                log.info("run %s: handed back; its resume is enqueued", job.run_id)
+                self.enqueue(Job.resume(job.run_id))
+            self.deliveries.done(job.job_id)
         except Exception:  # a bug: say so; the run stays as recorded (a sweep or a resume)
             log.exception("job %s of run %s failed", job.kind, job.run_id)
 
-    async def _handle(self, job: Job) -> None:
+    async def _handle(self, job: Job, count: int) -> bool:
+        """Run the job (its delivery `count`); True if its run was handed back (its
+        resume is to be enqueued)."""
         assert self.runs is not None
-        if self.stopping:  # taken as this worker stops: not counted, not run; another runs it
-            log.info("job %s of run %s: enqueued again (stopping)", job.kind, job.run_id)
-            await asyncio.to_thread(self.enqueue, job)
-            return
-        count = await asyncio.to_thread(self.deliveries.count, job.job_id)
         if count > MAX_DELIVERIES:
             await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
-        else:
-            self._hook("taken", job.run_id)
-            self.taken.add(job.run_id)
-            try:
-                result = await self._deliver(job, count)
-            finally:
-                self.taken.discard(job.run_id)
-            self._hook("done", job.run_id)
-            if result is not None and (result.error or {}).get("code") == "handed_back":
-                log.info("run %s: handed back; its resume is enqueued", job.run_id)
-                await asyncio.to_thread(self.enqueue, Job.resume(job.run_id))
-        await asyncio.to_thread(self.deliveries.done, job.job_id)
+            return False
+        self._hook("taken", job.run_id)
+        self.taken.add(job.run_id)
+        try:
+            result = await self._deliver(job, count)
+        finally:
+            self.taken.discard(job.run_id)
+        self._hook("done", job.run_id)
+        return result is not None and (result.error or {}).get("code") == "handed_back"
 
     async def _deliver(self, job: Job, count: int) -> RunResult | None:
         assert self.runs is not None

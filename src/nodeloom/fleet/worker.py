@@ -35,6 +35,35 @@ from nodeloom.observability.logs import configure_logging
 
 log = logging.getLogger("nodeloom.fleet")
 
+# Set to a path: each worker process profiles its event loop (cProfile) into PATH.<pid>.
+PROFILE_VARIABLE = "NODELOOM_WORKER_PROFILE"
+POLL_MS = 100
+
+
+def poll_ms() -> int:
+    """How long (at most) the worker's consumer sleeps between fetches while it has no
+    free slot or the queue is empty: a freed slot waits this long for its next job."""
+    return _setting("NODELOOM_QUEUE_POLL_MS", POLL_MS)
+
+
+def prefetch(concurrency: int) -> int:
+    """How many jobs a worker takes from the queue at once: its slots and as many waiting
+    (a freed slot starts the next at once, not after a poll)."""
+    return _setting("NODELOOM_QUEUE_PREFETCH", 2 * concurrency)
+
+
+def _setting(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1; got {text!r}")
+    return value
+
 
 def run_worker(url: str, *, concurrency: int, grace: float, database: str | None = None) -> int:
     import dramatiq
@@ -55,23 +84,28 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
         assert thread is not None
         return thread.run_coroutine(coroutine)
 
+    profile = os.environ.get(PROFILE_VARIABLE)
+
     class Lifecycle(Middleware):  # after AsyncIO: its loop runs when these are called
         def before_worker_boot(self, broker: Any, worker: Any) -> None:
             on_loop(host.open())
+            if profile:
+                on_loop(_profiling(f"{profile}.{os.getpid()}"))
 
         def after_worker_shutdown(self, broker: Any, worker: Any) -> None:
             on_loop(host.aclose())
 
     broker.add_middleware(Lifecycle())
 
-    async def nodeloom_job(payload: Any) -> None:
-        await host.handle(payload)
+    def nodeloom_job(payload: Any) -> None:  # in a worker thread; the run on the loop
+        host.handle(payload, on_loop)
 
     dramatiq.actor(nodeloom_job, broker=broker, actor_name=ACTOR_NAME, queue_name=QUEUE_NAME)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    worker = dramatiq.Worker(broker, worker_threads=concurrency, worker_timeout=500)
+    worker = dramatiq.Worker(broker, worker_threads=concurrency, worker_timeout=poll_ms())
+    worker.queue_prefetch = prefetch(concurrency)
     worker.start()
     log.info("worker ready: %d run(s) at once, grace %gs", concurrency, grace)
     while not stop.wait(0.5):
@@ -84,6 +118,17 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
     drained.result(timeout=5)
     log.info("stopped")
     return 0
+
+
+async def _profiling(path: str) -> None:
+    """Profile this event loop's thread (the jobs' work) until the process exits, then
+    write the statistics to `path` (read them with `python -m pstats PATH`)."""
+    import atexit
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    atexit.register(lambda: (profiler.disable(), profiler.dump_stats(path)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     url = queue_url()
     if url is None:
         print("nodeloom worker: NODELOOM_QUEUE_URL is not set", file=sys.stderr)
+        return 2
+    try:
+        poll_ms(), prefetch(arguments.concurrency)
+    except ValueError as exc:  # exit 2: the supervisor does not start it again
+        print(f"nodeloom worker: {exc}", file=sys.stderr)
         return 2
     return run_worker(url, concurrency=arguments.concurrency, grace=arguments.grace)
 

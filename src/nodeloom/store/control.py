@@ -46,7 +46,9 @@ class Control(Access):
         """Take a run over to resume it in this process: if its status is one of `states`,
         set it `running`, owned by this process (or `owner_pid` on `owner_host`), with a
         fresh heartbeat; clear what described its end (finished_at, error,
-        duration_ms). Returns the run. Of several claims at once, exactly one succeeds.
+        duration_ms); a run that never started (`queued`) gets its `started_at` now (its
+        duration is then counted from here, not from when it was queued). Returns the run.
+        Of several claims at once, exactly one succeeds.
 
         Raises NotFoundError, or RunStateError if the run is in another state (the
         message names its status and `states`)."""
@@ -58,6 +60,7 @@ class Control(Access):
             "owner_pid": owner_pid if owner_pid is not None else os.getpid(),
             "owner_host": owner_host or socket.gethostname(),
             "heartbeat_at": now(),
+            "started_at": func.coalesce(Run.started_at, now()),
             "finished_at": None,
             "error": None,
             "duration_ms": None,

@@ -48,10 +48,13 @@ def _as_postgres_user(command: list[str]) -> list[str]:
 
 
 @contextmanager
-def throwaway_postgres(bin_dir: Path | None = None) -> Iterator[str]:
+def throwaway_postgres(
+    bin_dir: Path | None = None, settings: dict[str, str] | None = None
+) -> Iterator[str]:
     """Start a cluster; yield its base URL (`postgresql://postgres@127.0.0.1:PORT`);
     stop it and delete its files on exit. `bin_dir` holds initdb and pg_ctl of another
-    Postgres build (default: PATH, then /usr/lib/postgresql/*/bin)."""
+    Postgres build (default: PATH, then /usr/lib/postgresql/*/bin). `settings`: more
+    server settings, e.g. {"shared_preload_libraries": "pg_stat_statements"}."""
     initdb, pg_ctl = _binary("initdb", bin_dir), _binary("pg_ctl", bin_dir)
     if initdb is None or pg_ctl is None:
         raise PostgresUnavailable(
@@ -72,6 +75,7 @@ def throwaway_postgres(bin_dir: Path | None = None) -> Iterator[str]:
             capture_output=True,
         )
         options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options += "".join(f" -c {key}={value}" for key, value in (settings or {}).items())
         command = [pg_ctl, "-D", str(data), "-l", str(log), "-w", "-o", options, "start"]
         started = subprocess.run(_as_postgres_user(command), capture_output=True, text=True)
         if started.returncode != 0:
