@@ -26,6 +26,7 @@ from nodeloom.observability.fleet import WorkerBeat
 from nodeloom.observability.metrics import RunMetrics
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS
 from nodeloom.store import Store, StoreUnavailableError
+from nodeloom.tools import allow_list
 
 log = logging.getLogger("nodeloom.fleet")
 
@@ -69,8 +70,13 @@ class WorkerHost:
         self.metrics = RunMetrics()
         # woken: a long Wait lets go of its run; the servers' timer service enqueues its wake
         self.runs = WorkerRuns(
-            self.store, heartbeat=self.heartbeat, observer=self.metrics, woken=True
+            self.store,
+            heartbeat=self.heartbeat,
+            observer=self.metrics,
+            woken=True,
+            check=allow_list.check,  # a child run's flow, as a server vets what it enqueues
         )
+        allow_list.enforce()  # and at import, as in the server (docs/security.md)
         self.beat = WorkerBeat(
             self.store,
             role="worker",
@@ -92,6 +98,7 @@ class WorkerHost:
             await self.signals.aclose()
         if self.runs is not None:
             await self.runs.aclose()
+            allow_list.enforce(False)
         if self.beat is not None:
             with contextlib.suppress(Exception):  # the row goes stale: seen as gone
                 await self.beat.stop()

@@ -5,13 +5,23 @@ hand it back (stop it without ending it)."""
 from __future__ import annotations
 
 from nodeloom.engine.events import EventSink
+from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult
 from nodeloom.errors import GraphError
 from nodeloom.runs import RunService
 from nodeloom.runs.flows import invalid, stored_settings
+from nodeloom.store import RunRecord
 
 
 class WorkerRuns(RunService):
+    async def flow_of(self, record: RunRecord) -> Flow:
+        """The run's flow, vetted against the Python allow-list (`check`) here too: the
+        list may have narrowed since a server enqueued the run."""
+        flow = await super().flow_of(record)
+        if self.subflows.check is not None and flow.document is not None:
+            self.subflows.check(flow.document)
+        return flow
+
     async def start_queued(self, run_id: str, *, sink: EventSink | None = None) -> RunResult:
         """Run here a run recorded `queued`: claimed (of several claims at once exactly
         one succeeds; RunStateError for the others), then run with its record's flow,

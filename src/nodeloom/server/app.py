@@ -21,7 +21,6 @@ from nodeloom.fleet.submit import Submitter
 from nodeloom.observability.metrics import RunMetrics
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
-from nodeloom.server import python_tools
 from nodeloom.server.auth import require_token
 from nodeloom.server.broadcast import Broadcaster
 from nodeloom.server.config import ServerConfig
@@ -55,6 +54,7 @@ from nodeloom.server.timers import running_timers
 from nodeloom.server.tokens import TokenStore
 from nodeloom.server.ui import ui_files
 from nodeloom.store import Store
+from nodeloom.tools import allow_list as python_tools
 
 
 class Health(BaseModel):

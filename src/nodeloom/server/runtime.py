@@ -20,12 +20,12 @@ from nodeloom.fleet.signals import RunSignals
 from nodeloom.fleet.submit import Submitter
 from nodeloom.plugins.registry import Registry
 from nodeloom.runs import RunService
-from nodeloom.server import python_tools
 from nodeloom.server.broadcast import Broadcaster, Channel
 from nodeloom.server.config import ServerConfig
 from nodeloom.server.remote import follow
 from nodeloom.server.tokens import TokenStore
 from nodeloom.store import Store
+from nodeloom.tools import allow_list as python_tools
 
 log = logging.getLogger("nodeloom.server")
 

@@ -15,8 +15,8 @@ from nodeloom.errors import GraphError
 from nodeloom.formats import read_graph
 from nodeloom.graph.validation import validate
 from nodeloom.plugins.registry import Registry
-from nodeloom.server import python_tools
 from nodeloom.store import Store
+from nodeloom.tools import allow_list as python_tools
 
 GRAPH_SUFFIXES = (".json", ".yaml", ".yml")
 _NOT_GRAPHS = (".mock.yaml", ".mock.yml", ".flowtest.yaml", ".cassette.json")

@@ -26,7 +26,7 @@ from nodeloom.tools.references import Reference
 
 FILE_MODULE_PREFIX = "nodeloom_functions_"
 # Checked before anything is imported; raises to refuse. The server sets it (its
-# allow-list, see nodeloom.server.python_tools); None elsewhere.
+# allow-list, see nodeloom.tools.allow_list); None elsewhere.
 restriction: Callable[[Reference], None] | None = None
 
 

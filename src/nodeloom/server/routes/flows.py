@@ -10,7 +10,6 @@ from fastapi import APIRouter, Query, Response
 from nodeloom.engine.flow import load
 from nodeloom.errors import GraphError
 from nodeloom.plugins.registry import Registry
-from nodeloom.server import python_tools
 from nodeloom.server.errors import ApiError
 from nodeloom.server.models import (
     FlowCreate,
@@ -24,6 +23,7 @@ from nodeloom.server.models import (
 from nodeloom.server.routes.responses import LARGEST_INT, errors
 from nodeloom.server.runtime import State
 from nodeloom.store import FlowSummary, FlowVersion, FlowVersionInfo
+from nodeloom.tools import allow_list as python_tools
 
 router = APIRouter(tags=["flows"])
 

@@ -1,4 +1,4 @@
-"""Which Python functions a saved flow may import in the server process.
+"""Which Python functions a saved flow may import in the server and worker processes.
 
 A Toolset's `functions` (`module:function`, `file.py#fn`) and an Ethan `kind: python`
 tool's `impl` import and call whatever they name, `os:system` included. In the server,
