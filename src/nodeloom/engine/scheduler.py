@@ -13,6 +13,7 @@ any more (ready nodes stay queued); a drained run stops once no node is running.
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +22,7 @@ from nodeloom.engine.failures import internal_error
 from nodeloom.engine.human import HumanInput
 
 
-class Scheduler:
+class Scheduler(ABC):
     """Runs `run_node(index)` for every index put on `ready`, until none is left or the
     run failed (`failure`). A base class: a graph run (`FlowRun`) is its own scheduler
     and provides `run_node` (one object per graph run, not two)."""
@@ -73,9 +74,9 @@ class Scheduler:
         self.head = head
         return index
 
+    @abstractmethod
     async def run_node(self, index: int) -> None:
         """Execute the node `index` (the graph run's job)."""
-        raise NotImplementedError
 
     async def run_ready(self) -> None:
         """Run what is ready, and what becomes ready, to the end (or the first failure).
