@@ -17,6 +17,7 @@ from nodeloom.errors import GraphError, Issue
 from nodeloom.paths import default_services
 from nodeloom.plugins.registry import Registry
 from nodeloom.plugins.services import BinaryStore
+from nodeloom.plugins.subflows import FlowRunner
 from nodeloom.store import RunRecord, Store
 
 
@@ -27,6 +28,7 @@ class FlowCache:
     def __init__(self, registry: Registry, blobs: BinaryStore | None = None) -> None:
         self.registry = registry
         self.blobs = blobs  # where the flows keep binary content (a store's blob area)
+        self.subflows: FlowRunner | None = None  # how their nodes start child runs
         self._flows: dict[Hashable, Flow] = {}
         self._checked: set[Hashable] = set()
 
@@ -45,7 +47,9 @@ class FlowCache:
             self._checked.add(key)
         flow = self._flows.get(key)
         if flow is None:
-            services = dataclasses.replace(default_services(), blobs=self.blobs)
+            services = dataclasses.replace(
+                default_services(), blobs=self.blobs, flows=self.subflows
+            )
             flow = self._flows[key] = load(document, registry=self.registry, services=services)
         return flow
 

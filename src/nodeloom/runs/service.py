@@ -58,7 +58,7 @@ class RunService:
         self.heartbeat = heartbeat
         self.observer = observer
         self.flows = FlowCache(self.registry, store.binaries)  # binaries: its blob area
-        self.subflows = Subflows(store, self.flows, self.start, check)  # child runs
+        self.subflows = self.flows.subflows = Subflows(store, self.flows, self.start, check)
         self.live = LiveRuns()
         self.cancels = CancelWatch(store, self.live, heartbeat=heartbeat)  # + runs' heartbeat
         self._sinks = (LOG_CONTEXT, *([observer] if observer is not None else []))

@@ -45,6 +45,9 @@ def execution(
         chat_id=record.chat_id,
         sink=recorder,
         checkpoints=recorder,
-        services=replace(flow.services, flows=flows),
+        # A flow of the service's cache has them already (not one copy per run).
+        services=flow.services
+        if flow.services.flows is flows
+        else replace(flow.services, flows=flows),
         **arguments,
     )
