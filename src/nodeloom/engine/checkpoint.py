@@ -108,17 +108,19 @@ class Continuation:
     deadlines: Mapping[str, float] = field(default_factory=dict)
 
 
+# Built once: json.dumps with options builds a new encoder at every call (twice per
+# recorded node). Same output as json.dumps with these options.
+_HASHED = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), default=json_default, ensure_ascii=False
+)
+_PLAIN = json.JSONEncoder(default=json_default, ensure_ascii=False)
+
+
 def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     """A digest of what a node execution received: its type, spine inputs and resolved
     parameters. None if they are not JSON (the execution is then never replayed)."""
     try:
-        text = json.dumps(
-            [node.type, inputs, data],
-            sort_keys=True,
-            separators=(",", ":"),
-            default=json_default,
-            ensure_ascii=False,
-        )
+        text = _HASHED.encode([node.type, inputs, data])
     except (TypeError, ValueError):
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -127,7 +129,7 @@ def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, 
 def json_safe(value: Mapping[str, Any]) -> dict[str, Any] | None:
     """`value` as plain JSON (what a store can keep), or None if it is not JSON."""
     try:
-        return json.loads(json.dumps(value, default=json_default, ensure_ascii=False))
+        return json.loads(_PLAIN.encode(value))
     except (TypeError, ValueError):
         return None
 
