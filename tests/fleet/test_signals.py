@@ -12,7 +12,7 @@ import pytest
 
 from nodeloom.fleet.signals import RunSignals
 from nodeloom.plugins.contract import Event
-from nodeloom.store import Store
+from nodeloom.store import RunStateError, Store
 
 
 @pytest.fixture
@@ -44,6 +44,26 @@ async def test_a_write_of_a_runs_events_wakes_its_reader_and_no_other(store: Sto
             mine.clear()
             await store.finish_run(run.id, "completed")
             assert await mine.wait(5.0)
+    finally:
+        await signals.aclose()
+
+
+async def test_a_claim_wakes_its_reader_and_a_refused_claim_does_not(store: Store):
+    assert store.listen_url is not None
+    signals = RunSignals(store.listen_url)
+    await signals.start()
+    try:
+        run = await store.create_run(document={"nodes": [], "edges": []}, status="queued")
+        with signals.subscribe(run.id) as mine:
+            mine.clear()
+            claimed = await store.claim_run(run.id, states=("queued",))
+            assert claimed.status == "running" and claimed.started_at is not None
+            assert claimed.started_at.tzinfo is not None
+            assert await mine.wait(5.0)
+            mine.clear()
+            with pytest.raises(RunStateError, match="running"):
+                await store.claim_run(run.id, states=("queued",))
+            assert not await mine.wait(0.3)
     finally:
         await signals.aclose()
 

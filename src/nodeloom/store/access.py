@@ -67,6 +67,8 @@ class Access:
         self._statements: dict[Any, Any] = {}  # statements built once per shape
         self._committer = Committer(db)  # group commit of every run's records
         self._documents: set[str] = set()  # hashes of documents this store has written
+        # (flow id, version) -> its document's hash: a saved version never changes
+        self._version_hashes: dict[tuple[str, int], str] = {}
 
     async def _notify(
         self, conn: AsyncConnection, run_id: str, channel: str = NOTIFY_CHANNEL

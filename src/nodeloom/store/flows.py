@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Integer, Row, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.store.access import Access, now
@@ -16,6 +16,25 @@ from nodeloom.store.packing import dumps
 from nodeloom.store.records import FlowSummary, FlowVersion, FlowVersionInfo
 from nodeloom.store.schema import Document, Flow
 from nodeloom.store.schema import FlowVersion as VersionRow
+
+# A flow's version (its latest when `version` is NULL) and document, in one statement.
+_VERSION = (
+    select(
+        Flow.name,
+        Flow.deleted_at,
+        VersionRow.version,
+        VersionRow.created_at,
+        Document.hash,
+        Document.body,
+    )
+    .join(VersionRow, VersionRow.flow_id == Flow.id)
+    .join(Document, Document.hash == VersionRow.document_hash)
+    .where(
+        Flow.id == bindparam("flow_id"),
+        VersionRow.version
+        == func.coalesce(bindparam("version", type_=Integer), Flow.latest_version),
+    )
+)
 
 
 class Flows(Access):
@@ -67,6 +86,17 @@ class Flows(Access):
         """A version of a flow with its document (the latest when `version` is None)."""
 
         async def work(conn: AsyncConnection) -> FlowVersion:
+            found = (await conn.execute(_VERSION, {"flow_id": flow_id, "version": version})).first()
+            if found is not None and (found.deleted_at is None or include_deleted):
+                return FlowVersion(
+                    flow_id,
+                    found.name,
+                    found.version,
+                    self._load(found.body),
+                    found.hash,
+                    found.created_at,
+                )
+            # Not found, or deleted: the two reads below say which, in their errors.
             flow = await self._flow(conn, flow_id, include_deleted)
             wanted = flow.latest_version if version is None else version
             row = (

@@ -35,6 +35,7 @@ from nodeloom.store.schema import Document, Run
 from nodeloom.store.schema import FlowVersion as VersionRow
 
 _HOST = socket.gethostname()
+VERSIONS_REMEMBERED = 4_096  # saved versions whose document hash a store keeps in memory
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -151,8 +152,20 @@ class Runs(Recording):
         )
 
     async def _flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
-        """(the version, its document hash) of a saved flow (default: its latest)."""
+        """(the version, its document hash) of a saved flow (default: its latest). A
+        version named once is not read again: versions never change, nor are deleted."""
+        if version is not None:
+            known = self._version_hashes.get((flow_id, version))
+            if known is not None:
+                return version, known
+            number, known = await self._read_flow_version(flow_id, version)
+            if len(self._version_hashes) >= VERSIONS_REMEMBERED:
+                self._version_hashes.clear()
+            self._version_hashes[(flow_id, number)] = known
+            return number, known
+        return await self._read_flow_version(flow_id, None)
 
+    async def _read_flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
         async def work(conn: AsyncConnection) -> tuple[int, str]:
             flow = await self._flow(conn, flow_id, True)
             number = flow.latest_version if version is None else version

@@ -50,7 +50,9 @@ async def start_run(flow_id: str, body: RunStart, request: Request, state: State
         trigger=body.trigger,
         chat_id=body.chat_id,
     )
-    return await _accepted(state, request, await state.submit(job, flow=flow))
+    run_id = await state.submit(job, flow=flow)
+    # --queue: recorded `queued` and enqueued (no read back: a worker may hold it already)
+    return await _accepted(state, request, run_id, "queued" if state.queue else None)
 
 
 @router.get("/api/runs", response_model=RunList, responses=errors())
@@ -139,11 +141,14 @@ async def rerun(run_id: str, body: RerunRequest, request: Request, state: State)
     return await _accepted(state, request, await state.submit(job))
 
 
-async def _accepted(state: ServerState, request: Request, run_id: str) -> JSONResponse:
-    try:
-        status = (await state.store.get_run(run_id)).status
-    except NotFoundError:  # a re-run a worker has yet to take (--queue)
-        status = "queued"
+async def _accepted(
+    state: ServerState, request: Request, run_id: str, status: str | None = None
+) -> JSONResponse:
+    if status is None:
+        try:
+            status = (await state.store.get_run(run_id)).status
+        except NotFoundError:  # a re-run a worker has yet to take (--queue)
+            status = "queued"
     run_url = str(request.url_for("get_run", run_id=run_id).path)
     body = RunAccepted(
         run_id=run_id,
