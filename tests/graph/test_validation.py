@@ -154,6 +154,17 @@ def test_a_wrong_parameter_type_and_a_missing_required_parameter(registry):
     assert found == {("invalid_parameter", "m", "mode"), ("missing_parameter", "t", "template")}
 
 
+def test_a_string_parameter_takes_a_json_number_only_when_it_allows_numbers():
+    from nodeloom.graph.parameters import check_value
+    from nodeloom.plugins import Parameter
+
+    plain, seconds = Parameter("label", "string"), Parameter("every", "string", allow_number=True)
+    assert check_value(plain, 30) == ["'label' must be a string, got an integer"]
+    assert check_value(seconds, 30) == [] and check_value(seconds, 1.5) == []
+    assert check_value(seconds, True) == ["'every' must be a string, got a boolean"]
+    assert check_value(seconds, [30]) == ["'every' must be a string, got a list"]
+
+
 def test_bad_settings_are_reported(registry):
     doc = graph(
         node(

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from nodeloom.store import Store
@@ -119,3 +120,25 @@ async def test_ticks_missed_while_no_server_ran_follow_catch_up(catch_up: str, t
         assert gaps == [1] * len(gaps), seconds  # every missed tick fired on the restart
     else:
         assert max(gaps) >= 4, seconds  # the missed ones were skipped
+
+
+def test_every_saved_as_a_json_number_is_a_schedule_of_that_many_seconds(api: httpx.Client):
+    document = chain(
+        node("tick", "schedule-trigger", every=90),
+        node("echo", "json-transform", expression="scheduled_at"),
+    )
+    flow_id = save(api, document)
+    (schedule,) = api.get(f"/api/flows/{flow_id}/schedules").json()["schedules"]
+    assert schedule["every"] == 90 and schedule["next_fire_at"]
+
+
+def test_every_saved_as_zero_is_refused_naming_the_node_the_field_and_the_fix(api: httpx.Client):
+    document = chain(
+        node("tick", "schedule-trigger", name="Nightly", every=0),
+        node("echo", "json-transform", expression="scheduled_at"),
+    )
+    response = api.post("/api/flows", json={"name": "zero", "document": document})
+    assert response.status_code == 422, response.text
+    [issue] = [i for i in response.json()["error"]["issues"] if i["node_id"] == "tick"]
+    assert issue["field"] == "every"
+    assert issue["message"].startswith("Schedule Trigger 'Nightly': every is at least 1 second")

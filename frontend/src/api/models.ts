@@ -131,3 +131,29 @@ export type UserTool = Schemas['UserToolModel']
 
 /** A recorded run's flow_step blocks (GET /api/runs/{id}/steps). */
 export type RunSteps = Schemas['RunSteps']
+
+/** The worker registry's live processes with their load, and the queue (GET /api/workers). */
+export type WorkerList = Schemas['WorkerList']
+
+export type WorkerInfo = Schemas['WorkerModel']
+
+export type QueueInfo = Schemas['QueueModel']
+
+/** One part of GET /api/health: fixed codes and counts only (the schema does not type it). */
+export interface HealthCheck {
+  ok: boolean
+  /** `unreachable`, `timeout`, `unknown`, `no_worker_seen`. */
+  error?: string
+  /** The queue's: false when the server runs its runs itself. */
+  configured?: boolean
+  /** The workers': processes seen recently, and how many of each role. */
+  live?: number | null
+  roles?: Record<string, number>
+}
+
+/** GET /api/health: 200 when every check passes, else 503 with the same body. */
+export interface HealthReport {
+  status: 'ok' | 'failing'
+  failing: string[]
+  checks: Record<string, HealthCheck>
+}

@@ -668,6 +668,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Workers
+         * @description The servers and workers seen within `live_seconds` (all of them with `?all=true`)
+         *     with their load, and the queue's depth (docs/observability.md).
+         */
+        get: operations["list_workers_api_workers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -1550,6 +1571,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * QueueModel
+         * @description The run queue: none (runs run in the server's process), or Redis and its depth.
+         */
+        QueueModel: {
+            /**
+             * Configured
+             * @description false: in-process mode, the server runs its runs
+             */
+            configured: boolean;
+            /** Ok */
+            ok: boolean;
+            /**
+             * Error
+             * @description "unreachable" or "timeout" when not ok
+             */
+            error?: string | null;
+            /**
+             * Depths
+             * @description waiting messages per queue name (the fleet's: `nodeloom`)
+             */
+            depths?: {
+                [key: string]: number;
+            } | null;
+        };
         /** RerunRequest */
         RerunRequest: {
             /**
@@ -1968,6 +2014,72 @@ export interface components {
             kind: string;
         } & {
             [key: string]: unknown;
+        };
+        /** WorkerList */
+        WorkerList: {
+            /**
+             * Workers
+             * @description busiest first, then by id
+             */
+            workers: components["schemas"]["WorkerModel"][];
+            queue: components["schemas"]["QueueModel"];
+            /**
+             * Live Seconds
+             * @description a process not seen for longer is not listed
+             */
+            live_seconds: number;
+        };
+        /**
+         * WorkerModel
+         * @description One process of the registry: a `nodeloom serve` (role "server") or one process of
+         *     a `nodeloom worker` (role "worker"; a worker with --processes N has N rows).
+         */
+        WorkerModel: {
+            /**
+             * Id
+             * @description <role>-<host>-<pid>-<6 hex>, new at each start
+             */
+            id: string;
+            /**
+             * Role
+             * @description "server" or "worker"
+             */
+            role: string;
+            /** Host */
+            host: string;
+            /** Pid */
+            pid: number;
+            /**
+             * Concurrency
+             * @description runs at once it takes off the queue (0: a server)
+             */
+            concurrency: number;
+            /**
+             * In Flight
+             * @description its runs going on at its last beat
+             */
+            in_flight: number;
+            /** Started At */
+            started_at: string;
+            /** Last Seen */
+            last_seen: string;
+            /**
+             * Seen Seconds Ago
+             * @description seconds since its last beat
+             */
+            seen_seconds_ago: number;
+            /**
+             * Stopped At
+             * @description set when it exited cleanly
+             */
+            stopped_at: string | null;
+            /**
+             * Runs
+             * @description its run counts since it started (started, completed, failed, ...)
+             */
+            runs: {
+                [key: string]: number;
+            };
         };
     };
     responses: never;
@@ -3997,6 +4109,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    list_workers_api_workers_get: {
+        parameters: {
+            query?: {
+                /** @description also processes that stopped or went silent */
+                all?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

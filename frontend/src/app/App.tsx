@@ -5,6 +5,7 @@ import { Editor } from '../canvas/Editor'
 import { ChatPanel } from '../chat/ChatPanel'
 import { Home } from '../home/Home'
 import { KnowledgePage } from '../knowledge/KnowledgePage'
+import { OperationsPage } from '../operations/OperationsPage'
 import { RunHistory } from '../runs/RunHistory'
 import { Settings } from '../settings/Settings'
 import { useCatalogue } from '../state/catalogue'
@@ -55,6 +56,9 @@ export function App() {
           <a href={hrefOf({ page: 'knowledge' })} aria-current={route.page === 'knowledge' ? 'page' : undefined}>
             Knowledge
           </a>
+          <a href={hrefOf({ page: 'operations' })} aria-current={route.page === 'operations' ? 'page' : undefined}>
+            Operations
+          </a>
           <a href={hrefOf({ page: 'settings' })} aria-current={route.page === 'settings' ? 'page' : undefined}>
             Settings
           </a>
@@ -77,6 +81,7 @@ export function App() {
       )}
       {catalogue && route.page === 'runs' && <RunHistory runId={route.runId} />}
       {catalogue && route.page === 'knowledge' && <KnowledgePage />}
+      {catalogue && route.page === 'operations' && <OperationsPage />}
       {catalogue && route.page === 'settings' && <Settings />}
       {help && <Help onClose={() => setHelp(false)} />}
       {askToken && (

@@ -16,7 +16,7 @@ export const SHORTCUTS: [string, string][] = [
 ]
 
 export const DOCS: [string, string][] = [
-  ['docs/ui.md', 'this editor, the chat panel, runs, settings'],
+  ['docs/ui.md', 'this editor, the chat panel, runs, knowledge, operations, settings'],
   ['docs/semantics.md', 'how a flow runs, rule by rule'],
   ['docs/expressions.md', 'the {{ }} expression language'],
   ['docs/nodes/', 'one page per node type'],

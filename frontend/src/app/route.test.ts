@@ -12,7 +12,7 @@ describe('routes', () => {
   })
 
   it('writes each route back as the hash it was read from', () => {
-    for (const hash of ['#/', '#/flows', '#/flows/abc', '#/flows/abc/chat', '#/runs', '#/settings']) {
+    for (const hash of ['#/', '#/flows', '#/flows/abc', '#/flows/abc/chat', '#/runs', '#/knowledge', '#/operations', '#/settings']) {
       expect(hrefOf(parseRoute(hash))).toBe(hash)
     }
   })

@@ -9,6 +9,7 @@ export type Route =
   | { page: 'editor'; flowId: string | null; chat?: boolean }
   | { page: 'runs'; runId: string | null }
   | { page: 'knowledge' }
+  | { page: 'operations' }
   | { page: 'settings' }
 
 export function parseRoute(hash: string): Route {
@@ -16,6 +17,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'runs') return { page: 'runs', runId: parts[1] ?? null }
   if (parts[0] === 'settings') return { page: 'settings' }
   if (parts[0] === 'knowledge') return { page: 'knowledge' }
+  if (parts[0] === 'operations') return { page: 'operations' }
   if (parts[0] === 'flows') {
     return parts[2] === 'chat' && parts[1]
       ? { page: 'editor', flowId: parts[1], chat: true }
@@ -32,6 +34,8 @@ export function hrefOf(route: Route): string {
       return '#/settings'
     case 'knowledge':
       return '#/knowledge'
+    case 'operations':
+      return '#/operations'
     case 'home':
       return '#/'
     case 'editor':

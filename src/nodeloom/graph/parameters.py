@@ -194,7 +194,8 @@ def check_value(parameter: ParameterSpec, value: Any) -> list[str]:
         return []
     kind = parameter.type
     if kind in ("string", "text", "code", "expression"):
-        if not isinstance(value, str):
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not isinstance(value, str) and not (number and parameter.allow_number):
             return [f"'{parameter.id}' must be a string, got {kind_of(value)}"]
     elif kind in ("number", "integer"):
         wanted = int if kind == "integer" else (int, float)

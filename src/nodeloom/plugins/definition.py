@@ -52,7 +52,9 @@ class Parameter:
     """A parameter of a node, shown as an inline control.
 
     A `hybrid` parameter also has a typed side socket (handle id = parameter id, socket
-    type `socket`): a wire into it overrides the inline value (seed 004).
+    type `socket`): a wire into it overrides the inline value (seed 004). A "string"
+    parameter with `allow_number` also takes a JSON number (not a boolean), which the node
+    reads itself (a Schedule Trigger's `every`: 30 means 30 seconds).
     """
 
     id: str
@@ -69,6 +71,7 @@ class Parameter:
     placeholder: str | None = None
     language: str | None = None
     secret: bool = False
+    allow_number: bool = False
 
     @property
     def socket_type(self) -> str:

@@ -46,6 +46,7 @@ from nodeloom.server.routes import (
     tokens,
     tools,
     websocket,
+    workers,
 )
 from nodeloom.server.routes import openai as openai_routes
 from nodeloom.server.runtime import Launcher, ServerState
@@ -136,6 +137,7 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         tools,
         evaluations,
         knowledge,
+        workers,
     )
     for router in (module.router for module in routers):
         app.include_router(router, dependencies=protected)

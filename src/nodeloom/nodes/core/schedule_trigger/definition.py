@@ -7,15 +7,18 @@ from nodeloom.plugins.contract import NodeDefinition, Parameter, Port
 
 
 def check_schedule(data: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Exactly one of cron / every, each well formed; a known time zone."""
+    """Exactly one of cron / every, each well formed; a known time zone. Each message
+    starts with the node's name (the issue carries its id)."""
     from nodeloom.nodes.core.schedule_trigger.schedule import ScheduleError, parse_schedule
 
+    name = data.get("name")
+    node = f"Schedule Trigger {name!r}" if isinstance(name, str) and name else "Schedule Trigger"
     if any(isinstance(data.get(key), str) and "{{" in data[key] for key in ("cron", "every")):
-        return [("cron", "a schedule is fixed when the flow is saved: no expressions")]
+        return [("cron", f"{node}: a schedule is fixed when the flow is saved: no expressions")]
     try:
         parse_schedule(data)
     except ScheduleError as exc:
-        return [(exc.field, str(exc))]
+        return [(exc.field, f"{node}: {exc}")]
     return []
 
 
@@ -49,8 +52,9 @@ definition = NodeDefinition(
             "string",
             "Every",
             placeholder="5m",
-            description="An interval: seconds (30) or 90s, 5m, 1h30m, 2d; at least 1 s. Ticks "
-            "are aligned to the Unix epoch (5m: :00, :05, ...).",
+            description="An interval: seconds (30, or the JSON number 30 or 1.5) or 90s, 5m, "
+            "1h30m, 2d; at least 1 s. Ticks are aligned to the Unix epoch (5m: :00, :05, ...).",
+            allow_number=True,
         ),
         Parameter(
             "timezone",

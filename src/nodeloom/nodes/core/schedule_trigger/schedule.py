@@ -1,9 +1,10 @@
 """A Schedule Trigger's ticks: pure time arithmetic, no I/O.
 
 `cron`: five fields (minute hour day-of-month month day-of-week), read in `timezone`
-(IANA name, default UTC) by croniter. `every`: a number of seconds, or a duration such as
-`90s`, `5m`, `1h30m`, `2d` (at least 1 s); its ticks are aligned to the Unix epoch (every
-5m fires at :00, :05, ...), so every server computes the same ticks.
+(IANA name, default UTC) by croniter. `every`: a number of seconds (the JSON number 30 or
+1.5, or the text "30"), or a duration such as `90s`, `5m`, `1h30m`, `2d` (at least 1 s, at
+most 10 years); its ticks are aligned to the Unix epoch (every 5m fires at :00, :05, ...),
+so every server computes the same ticks.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ CATCH_UP = ("none", "last", "all")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)([smhd]))+")
 PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+LONGEST_EVERY = 3650 * 86400  # 10 years: a tick stays a representable date
 
 
 class ScheduleError(ValueError):
@@ -71,22 +73,24 @@ class Schedule:
 
 
 def parse_every(value: Any) -> float:
-    """Seconds of an `every`: a number, or text such as 30, 90s, 5m, 1h30m, 2d."""
+    """Seconds of an `every`: a number (int or float, not a boolean), or text such as 30,
+    1.5, 90s, 5m, 1h30m, 2d. At least 1 second, at most LONGEST_EVERY."""
+    fix = "give seconds (30 or 1.5) or a number with s, m, h or d (90s, 5m, 1h30m, 2d)"
     if isinstance(value, bool):
-        raise ScheduleError("every", f"every is a duration such as 30s or 5m, got {value!r}")
+        raise ScheduleError("every", f"every is a duration, got the boolean {value!r}: {fix}")
     plain = isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)?", value.strip())
-    if isinstance(value, (int, float)) or plain:
+    if isinstance(value, int | float) or plain:
         seconds = float(value)
     elif isinstance(value, str) and DURATION.fullmatch(value.strip().lower()):
         seconds = sum(float(n) * UNITS[u] for n, u in PART.findall(value.strip().lower()))
     else:
+        raise ScheduleError("every", f"every {value!r} is not a duration: {fix}")
+    if not math.isfinite(seconds) or not 1 <= seconds <= LONGEST_EVERY:
         raise ScheduleError(
             "every",
-            f"every {value!r} is not a duration: give seconds (30) or a number with s, m, "
-            "h or d (90s, 5m, 1h30m, 2d)",
+            f"every is at least 1 second and at most 3650d, got {value!r}: give e.g. 30 "
+            "(seconds), 90s or 5m",
         )
-    if not seconds >= 1:
-        raise ScheduleError("every", f"every is at least 1 second, got {value!r}")
     return seconds
 
 
