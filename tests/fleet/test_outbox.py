@@ -21,6 +21,7 @@ from nodeloom.store import PendingJobRecord, RunRecord, Store, StoredEvent
 from nodeloom.testing.builders import chain, node
 
 from .conftest import Fleet, marks, save, wait_for
+from .test_faults import marking, until_running
 
 pytestmark = pytest.mark.slow
 
@@ -166,3 +167,36 @@ def test_a_resume_delivered_twice_resumes_its_run_once(fleet: Fleet, tmp_path):
     assert answers_given(fleet, run_id) == [["Ada"], 1]
     assert Counter(marks(log)) == {f"{run_id} m": 1}
     assert pending(fleet) == []
+
+
+def test_a_handed_back_runs_resume_survives_redis_losing_its_queue(fleet: Fleet, tmp_path):
+    api = fleet.server().client()
+    worker = fleet.worker("--grace", "5")
+    log = tmp_path / "marks.txt"
+    flow_id = save(api, marking(log, slow="m1", seconds=1.0))
+    run_id = api.post(f"/api/flows/{flow_id}/runs", json={}).json()["run_id"]
+    until_running(api, run_id, "m1")
+    stop(worker)  # m1 finishes; the run is handed back, its resume recorded and enqueued
+    assert api.get(f"/api/runs/{run_id}").json()["status"] == "interrupted"
+    [recorded] = pending(fleet)
+    assert (recorded.run_id, recorded.kind) == (run_id, "resume")
+    lose_the_queue(fleet)
+
+    fleet.worker()
+    run = wait_for(api, run_id, "completed", "failed", fleet=fleet)
+    assert run["status"] == "completed", run
+    assert Counter(marks(log)) == {f"{run_id} m{i}": 1 for i in range(4)}
+    assert pending(fleet) == []
+
+
+def test_a_resume_the_queue_refused_leaves_no_job_to_run_later(fleet: Fleet, tmp_path):
+    api = fleet.server().client()
+    fleet.worker()
+    flow_id = save(api, chain(node("q", "human-input", prompt="Name?")))
+    run_id = api.post(f"/api/flows/{flow_id}/runs", json={}).json()["run_id"]
+    wait_for(api, run_id, "paused", fleet=fleet)
+    fleet.redis.stop()
+    refused = api.post(f"/api/runs/{run_id}/resume", json={"answers": {"q": "Ada"}})
+    assert refused.status_code == 503, refused.text
+    assert pending(fleet) == []  # the client was told nothing changed: no sweep runs it
+    fleet.redis.start()
