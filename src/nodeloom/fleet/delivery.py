@@ -5,7 +5,8 @@ or twice when a queued run was enqueued again after Redis lost its queue. The ru
 record in the store settles what to do, so that no run is run twice:
 
     start of a `queued` run     claim it (exactly one claim succeeds) and run it
-    start of a new run/re-run   run it (the record is created by the run)
+    start of a new run/re-run   run it (the record is created by the run; a re-run's id
+                                is the job's, so a copy finds the record made)
     resume of a paused run      resume it with the job's answers
     the run is `running`        delivered again after its worker died: once its owner
                                 is found gone (same host: its pid; else its heartbeat),
@@ -81,7 +82,12 @@ async def deliver(job: Job, runs: WorkerRuns, count: int) -> RunResult | None:
             return await take_up(runs, await store.get_run(job.run_id), count)
     record = await _find(store, job.run_id)
     if record is None:
-        return await execute(job, runs)
+        try:
+            return await execute(job, runs)
+        except ValueError:  # a re-run's record made meanwhile by another delivery: take it up
+            record = await _find(store, job.run_id)
+            if record is None:
+                raise
     if record.status == "queued":
         return await runs.start_queued(job.run_id)
     return await take_up(runs, record, count)

@@ -1,6 +1,14 @@
 """What one worker process holds on its event loop: the Postgres store, its run service,
 the LISTEN connection (cancels reach it at once), and the sweeper that enqueues again
-runs left `queued` (their message was lost, e.g. Redis restarted without its data).
+runs left `queued` and resume or re-run jobs left in the outbox (their message was lost,
+e.g. Redis restarted without its data).
+
+A resume or re-run job is taken by deleting its outbox row, before anything is run: of
+two copies of a job (one enqueued again by a sweep) only the first delivery that deletes
+the row runs it; a later one finds no row and does nothing (so a resume applies its
+answers once, even to a run that has paused again since). A delivery after the taker
+died (Dramatiq's redelivery: its count > 1) runs as the delivery table says
+(nodeloom.fleet.delivery): the run's record settles it.
 
 Dramatiq's worker threads hand each job to `handle` on the AsyncIO middleware's loop, so
 `--concurrency` jobs run at once per process, all on one loop and one store.
@@ -127,7 +135,9 @@ class WorkerHost:
             count = self.deliveries.count(job.job_id)
             if on_loop(self._handle(job, count)):
                 log.info("run %s: handed back; its resume is enqueued", job.run_id)
-                self.enqueue(Job.resume(job.run_id))
+                resume = Job.resume(job.run_id)
+                on_loop(self._record(resume))
+                self.enqueue(resume)
             self.deliveries.done(job.job_id)
         except Exception:  # a bug: say so; the run stays as recorded (a sweep or a resume)
             log.exception("job %s of run %s failed", job.kind, job.run_id)
@@ -136,6 +146,11 @@ class WorkerHost:
         """Run the job (its delivery `count`); True if its run was handed back (its
         resume is to be enqueued)."""
         assert self.runs is not None
+        if job.kind != "start" and not await self._take(job) and count == 1:
+            log.info(
+                "job %s of run %s: taken already (a copy); nothing to do", job.kind, job.run_id
+            )
+            return False
         if count > MAX_DELIVERIES:
             await _retrying("quarantine", lambda: quarantine(self.runs.store, job, count))
             return False
@@ -147,6 +162,20 @@ class WorkerHost:
             self.taken.discard(job.run_id)
         self._hook("done", job.run_id)
         return result is not None and (result.error or {}).get("code") == "handed_back"
+
+    async def _take(self, job: Job) -> bool:
+        """Delete the job's outbox row: True if this delivery took it."""
+        assert self.store is not None
+        store = self.store
+        return bool(await _retrying("take the job", lambda: store.take_pending_job(job.job_id)))
+
+    async def _record(self, job: Job) -> None:
+        """Record a job this worker enqueues (a handed-back run's resume) in the outbox."""
+        assert self.store is not None
+        try:
+            await self.store.add_pending_job(job.job_id, job.run_id, job.kind, job.to_json())
+        except Exception as exc:  # the store is away: enqueued anyway (Redis may keep it)
+            log.warning("run %s: its resume is not in the outbox: %s", job.run_id, exc)
 
     async def _deliver(self, job: Job, count: int) -> RunResult | None:
         assert self.runs is not None
@@ -195,32 +224,38 @@ class WorkerHost:
             asyncio.get_running_loop().create_task(self.runs.cancels.check([run_id]))
 
     async def _sweep(self) -> None:
-        """Enqueue again runs left `queued` for SWEEP_SECONDS: their message was lost.
-        A run enqueued twice still runs once (its claim succeeds once)."""
-        assert self.store is not None
+        """Every SWEEP_SECONDS, enqueue again what was recorded and not taken for that
+        long: a run left `queued`, a resume or re-run job left in the outbox (its message
+        was lost). A run enqueued twice still runs once (its claim succeeds once); a job
+        enqueued twice runs once (its row is deleted once)."""
         while True:
             await asyncio.sleep(SWEEP_SECONDS)
             try:
-                queued = await self.store.list_runs(status=["queued"], limit=1000)
+                await self.sweep()
             except Exception as exc:
                 log.warning("sweep: %s", exc)
-                continue
-            cutoff = datetime.now(UTC) - timedelta(seconds=SWEEP_SECONDS)
-            stale = [record.id for record in queued if _aware(record.created_at) < cutoff]
+
+    async def sweep(self) -> list[Job]:
+        """One sweep; returns the jobs it enqueued again. Nothing when the queue holds at
+        least as many jobs as were found (a backlog: their messages are, or may well be,
+        on the queue)."""
+        assert self.store is not None
+        queued = await self.store.list_runs(status=["queued"], limit=1000)
+        pending = await self.store.pending_jobs(older_than=SWEEP_SECONDS, limit=1000)
+        cutoff = datetime.now(UTC) - timedelta(seconds=SWEEP_SECONDS)
+        stale = [Job.start(r.id) for r in queued if _aware(r.created_at) < cutoff]
+        for row in pending:
             try:
-                waiting = await asyncio.to_thread(self.depth)
-            except Exception as exc:
-                log.warning("sweep: %s", exc)
-                continue
-            if waiting >= len(stale):
-                continue  # a backlog: their messages are (or may well be) on the queue
-            for run_id in stale:
-                log.info("run %s: still queued; enqueued again", run_id)
-                try:
-                    await asyncio.to_thread(self.enqueue, Job.start(run_id))
-                except Exception as exc:
-                    log.warning("sweep: %s", exc)
-                    break
+                stale.append(Job.from_json(row.payload))
+            except (TypeError, ValueError) as exc:  # dropped, said once
+                log.error("outbox job %s of run %s is not a job: %s", row.job_id, row.run_id, exc)
+                await self.store.take_pending_job(row.job_id)
+        if not stale or await asyncio.to_thread(self.depth) >= len(stale):
+            return []
+        for job in stale:
+            log.info("job %s of run %s: not taken yet; enqueued again", job.kind, job.run_id)
+            await asyncio.to_thread(self.enqueue, job)
+        return stale
 
     def _hook(self, event: str, run_id: str) -> None:
         if self.on_job is not None:  # the worker registry / metrics (operations) hook here

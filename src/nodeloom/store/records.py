@@ -280,3 +280,14 @@ class WakeRecord:
     node_id: str
     wake_at: datetime
     kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingJobRecord:
+    """A job of the outbox: recorded at `created_at`, not yet taken by a worker."""
+
+    job_id: str
+    run_id: str
+    kind: str
+    payload: dict[str, Any]
+    created_at: datetime

@@ -33,6 +33,7 @@ from nodeloom.store.committer import CommitListener
 from nodeloom.store.control import Control
 from nodeloom.store.database import Database
 from nodeloom.store.flows import Flows
+from nodeloom.store.outbox import Outbox
 from nodeloom.store.packing import DEFAULT_THRESHOLD, Packer
 from nodeloom.store.runs import Runs
 from nodeloom.store.schema import Blob, BlobRef
@@ -42,7 +43,7 @@ from nodeloom.store.url import database_url, safe_url
 from nodeloom.store.workers import Workers
 
 
-class Store(Flows, Runs, Control, Timeline, Workers, Timers):
+class Store(Flows, Runs, Control, Timeline, Workers, Timers, Outbox):
     """An open run store. Create it with `await Store.open(...)`; `close()` it (or use
     `async with`).
 
@@ -63,6 +64,7 @@ class Store(Flows, Runs, Control, Timeline, Workers, Timers):
                                        pause_schedule, claim_tick, set_wakes, wakes_of,
                                        next_wake,
                                        lease_wakes
+    outbox (nodeloom.store.outbox)     add_pending_job, take_pending_job, pending_jobs
     """
 
     @classmethod

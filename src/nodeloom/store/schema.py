@@ -17,6 +17,8 @@
                      (the lease: a tick fires where an UPDATE moves it on), pause flag
     wakes            (run_id, node_id): a paused run's deadlines (a Wait's wake time, a
                      person's timeout), leased by the timer service that resumes it
+    pending_jobs     the outbox of a queue deployment: each resume or re-run job recorded
+                     before it is enqueued, deleted by the worker that takes it
 
 JSON columns are TEXT holding compact JSON written by `nodeloom.store.packing`: a value
 larger than the blob threshold is replaced by `{"$ref": "blob:<sha256>", ...}`.
@@ -251,3 +253,16 @@ class Wake(Base):
     wake_at: Mapped[datetime] = mapped_column(index=True)
     kind: Mapped[str] = mapped_column(String(16))  # the request's kind: wait, approval, input
     leased_until: Mapped[datetime | None]
+
+
+class PendingJob(Base):
+    """A resume or re-run job enqueued and not yet taken by a worker (the outbox): if
+    Redis loses its message, a worker's sweep enqueues `payload` (the job) again."""
+
+    __tablename__ = "pending_jobs"
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    run_id: Mapped[str]
+    kind: Mapped[str] = mapped_column(String(16))  # resume, rerun
+    payload: Mapped[str] = mapped_column(Text)  # the job as JSON (answers included)
+    created_at: Mapped[datetime] = mapped_column(index=True)
