@@ -201,3 +201,22 @@ async def test_its_connection_killed_is_replaced_and_no_write_is_lost(pg, postgr
     for run in runs:
         assert [e.seq for e in await store.events(run.id)] == [1, 2]
         assert (await store.get_run(run.id)).status == "completed"
+
+
+async def test_text_with_quotes_escapes_and_any_script_is_stored_as_it_was(pg):
+    store, _ = pg
+    tricky = 'a "quoted" \\ back\\slash, a\nnew line, a tab\t, é, 日本, 🙂, \\u0041, {x}, $1'
+    run = await store.create_run(trigger={"text": tricky}, chat_id=tricky)
+    before = statements(store)
+    await store.write_batch(
+        run.id,
+        events=[Event("started", {"text": tricky}, "a", tricky, "set", run.id, 1)],
+        nodes=[{"node_id": "a", "status": "completed", "outputs": {tricky: tricky}}],
+    )
+    assert statements(store) == before + 1
+    record = await store.get_run(run.id)
+    assert record.trigger == {"text": tricky} and record.chat_id == tricky
+    (event,) = await store.events(run.id)
+    assert event.data == {"text": tricky} and event.node_name == tricky
+    (node,) = await store.node_executions(run.id)
+    assert node.outputs == {tricky: tricky}

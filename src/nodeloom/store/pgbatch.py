@@ -274,6 +274,9 @@ class PgBatch:
             args, kwargs = self.dialect.create_connect_args(self._url)
             for name in _ADAPTER_ONLY:
                 kwargs.pop(name, None)
+            # A batch of many statement shapes is a long statement: prepare it once too
+            # (asyncpg prepares a statement over 15 KB at every use by default).
+            kwargs.setdefault("max_cacheable_statement_size", 256 * 1024)
             self._connection = await asyncpg.connect(*args, **kwargs)
             self._loop = loop
         return self._connection
