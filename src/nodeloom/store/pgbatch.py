@@ -85,7 +85,9 @@ def _iso(value: Any) -> str:
 _ENCODER = json.JSONEncoder(
     default=_iso, separators=(",", ":"), ensure_ascii=False, check_circular=False
 )
-_PARTS: dict[tuple[int, tuple[str, ...]], Part | None] = {}
+# (id of the statement, row keys) -> (the statement, kept so that its id is not reused,
+# and its part)
+_PARTS: dict[tuple[int, tuple[str, ...]], tuple[Any, Part | None]] = {}
 
 
 def part(dialect: Dialect, statement: Any, row: dict[str, Any]) -> Part | None:
@@ -93,10 +95,11 @@ def part(dialect: Dialect, statement: Any, row: dict[str, Any]) -> Part | None:
     for rows with `row`'s keys (once per statement and keys); None if it does not fit."""
     keys = tuple(row)
     cache_key = (id(statement), keys)
-    if cache_key in _PARTS:
-        return _PARTS[cache_key]
+    entry = _PARTS.get(cache_key)
+    if entry is not None and entry[0] is statement:
+        return entry[1]
     found = _build(dialect, statement, keys)
-    _PARTS[cache_key] = found
+    _PARTS[cache_key] = (statement, found)
     return found
 
 
