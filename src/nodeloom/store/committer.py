@@ -3,16 +3,16 @@
 A store call that records something about a run (`create_run`, `write_batch`,
 `update_run`, `finish_run`) becomes a `Write`: the statements it needs, each with its rows,
 tagged with a phase. The Committer queues the writes of every caller and one task executes
-whatever has gathered in ONE transaction, in one trip to the writer (one thread hop on a
-SQLite file, one `run_sync` on Postgres):
+whatever has gathered in ONE transaction (on a SQLite file, on the event loop's thread):
 
     documents -> runs inserted -> blobs -> blob refs -> runs updated -> events
     -> checkpoints -> runs finished -> existence check -> rows read back
 
-The rows of one statement from all the writes of a batch go in one `executemany` (a
-pipelined round trip on Postgres). A batch holds at most one write per run, so the merged
-order changes nothing a run can see; a second write of the same run waits for the next
-batch (and every later one of that run behind it).
+The rows of one statement from all the writes of a batch go in one `executemany`. On
+Postgres the writes that fit go in ONE statement instead, one round trip with no BEGIN
+nor COMMIT (`nodeloom.store.pgbatch`); the others take this transaction. A batch holds at
+most one write per run, so the merged order changes nothing a run can see; a second
+write of the same run waits for the next batch (and every later one behind it).
 
 When the transaction commits, `on_commit` listeners are called with the batch (the one
 place where a batch of events becomes committed; see `Store.on_commit`), then every
@@ -39,6 +39,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, select, text
 
+from nodeloom.store import pgbatch
 from nodeloom.store.database import Database
 from nodeloom.store.schema import Run, UTCDateTime
 
@@ -107,6 +108,12 @@ class Committer:
         self._task: asyncio.Task[None] | None = None
         self.batches = 0  # transactions committed (for tests and benchmarks)
         self.writes = 0  # writes committed
+        # Postgres: batches in one statement on a connection of its own (store.pgbatch)
+        self.one_statement = (
+            None
+            if db.is_sqlite
+            else pgbatch.PgBatch(db.writer.url, db.writer.dialect, NOTIFY_CHANNEL)
+        )
 
     async def submit(self, write: Write) -> Write:
         """Queue `write` and wait until it is committed (its `row` filled in if asked);
@@ -130,6 +137,8 @@ class Committer:
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             await asyncio.gather(task, return_exceptions=True)
         self._task = None
+        if self.one_statement is not None:
+            await self.one_statement.close()
 
     async def _drain(self) -> None:
         while self._queue:
@@ -156,6 +165,10 @@ class Committer:
         return batch
 
     async def _commit(self, batch: list[Write]) -> None:
+        if self.one_statement is not None:
+            batch = await self._commit_one_statement(batch)
+            if not batch:
+                return
         try:
             await self._db.write_sync(lambda conn: execute(conn, batch))
         except BaseException as exc:
@@ -169,6 +182,30 @@ class Committer:
                 return
             _settle(batch[0], _explain(batch[0], exc))
             return
+        self._committed(batch)
+
+    async def _commit_one_statement(self, batch: list[Write]) -> list[Write]:
+        """Postgres: commit the writes of `batch` that fit in one statement (see
+        `nodeloom.store.pgbatch`); returns the writes left for a transaction (all of them
+        if the statement failed: it wrote nothing)."""
+        assert self.one_statement is not None
+        fits = [write for write in batch if _fits(write)]
+        expected = [w.run_id for w in fits if w.must_exist and not _refers(w)]
+        changed = [w.run_id for w in fits]
+        try:
+            done = bool(fits) and await self.one_statement.write(merge(fits), changed, expected)
+        except asyncio.CancelledError as exc:
+            for write in batch:
+                _settle(write, exc)
+            raise
+        except Exception:
+            return batch  # the usual way: a transaction, then write by write
+        if not done:
+            return batch
+        self._committed(fits)
+        return [write for write in batch if not _fits(write)]
+
+    def _committed(self, batch: list[Write]) -> None:
         self.batches += 1
         self.writes += len(batch)
         for listener in list(self.listeners):
@@ -180,9 +217,24 @@ class Committer:
             _settle(write, None)
 
 
-def execute(conn: Connection, batch: Sequence[Write]) -> None:
-    """The batch's statements in one transaction (the caller's): merged by statement,
-    in phase order; then the existence check and the rows read back."""
+def _fits(write: Write) -> bool:
+    """Whether a write can go in a batch's one statement: it has a run, does not read it
+    back, changes its runs row once at most (the parts of one statement see one snapshot)
+    and, if its run must exist, inserts, updates or refers to it."""
+    if write.run_id is None or write.returns_run:
+        return False
+    on_runs = sum(1 for phase, _, _ in write.steps if phase in _ON_RUNS)
+    return on_runs == 1 or (on_runs == 0 and (not write.must_exist or _refers(write)))
+
+
+def _refers(write: Write) -> bool:
+    """A row that refers to the run (an event, a checkpoint) proves it exists: its
+    foreign key fails otherwise."""
+    return any(phase in _REFERRING for phase, _, _ in write.steps)
+
+
+def merge(batch: Sequence[Write]) -> list[tuple[Any, list[dict[str, Any]]]]:
+    """The batch's statements, each with the rows of all its writes, in phase order."""
     merged: dict[tuple[Phase, int], tuple[Any, list[dict[str, Any]]]] = {}
     for write in batch:
         for phase, statement, rows in write.steps:
@@ -192,8 +244,14 @@ def execute(conn: Connection, batch: Sequence[Write]) -> None:
                 merged[key] = (statement, list(rows))
             else:
                 found[1].extend(rows)
+    return [merged[key] for key in sorted(merged, key=lambda key: key[0])]
+
+
+def execute(conn: Connection, batch: Sequence[Write]) -> None:
+    """The batch's statements in one transaction (the caller's): merged by statement,
+    in phase order; then the existence check and the rows read back."""
     sqlite = conn.dialect.name == "sqlite"
-    for _, (statement, rows) in sorted(merged.items(), key=lambda item: item[0][0]):
+    for statement, rows in merge(batch):
         plan = _compiled(conn, statement, rows[0])
         if sqlite:  # named parameters: the rows go to the driver as they are
             for row in rows:
@@ -215,15 +273,7 @@ def execute(conn: Connection, batch: Sequence[Write]) -> None:
             for row in rows
         ]
         conn.exec_driver_sql(plan.sql, params)
-    expected = {
-        w.run_id
-        for w in batch
-        if w.must_exist
-        and w.run_id is not None
-        # A row that refers to the run (an event, a checkpoint) proves it exists: its
-        # foreign key fails otherwise.
-        and not any(phase in _REFERRING for phase, _, _ in w.steps)
-    }
+    expected = {w.run_id for w in batch if w.must_exist and w.run_id is not None and not _refers(w)}
     if expected:
         found_ids = set()
         for chunk in _chunks(sorted(expected)):
@@ -313,6 +363,7 @@ def _aware_time(value: datetime) -> datetime:
 
 
 _REFERRING = (Phase.EVENT, Phase.NODE, Phase.BLOB_REF)
+_ON_RUNS = (Phase.RUN_INSERT, Phase.RUN_UPDATE, Phase.RUN_FINISH)
 _IDS = bindparam("ids", expanding=True)
 _EXISTING = select(Run.id).where(Run.id.in_(_IDS))
 _ROWS = select(Run).where(Run.id.in_(_IDS))
