@@ -191,6 +191,8 @@ async def run_setup(
         # the polls of _until_done are left out (one statement each, no transaction)
         "pg_statements_per_run": (count_after.statements - count_before.statements - polls) / runs,
         "pg_transactions_per_run": (count_after.transactions - count_before.transactions) / runs,
+        # Postgres connections opened per run (the one of _until_done left out)
+        "pg_sessions_per_run": (count_after.sessions - count_before.sessions - 1) / runs,
         "redis_commands_per_run": (count_after.redis_commands - count_before.redis_commands - 1)
         / runs,
         "redis_round_trips_per_run": (
@@ -337,7 +339,7 @@ def render(results: list[dict[str, Any]]) -> str:
         "(medians of the runs; CPU of every process)",
         f"{'setup':<19}{'runs/s':>7}{'steady':>7}{'x1w':>6}{'p50':>7}{'p99':>7}{'wait50':>8}{'run50':>7}"
         f"{'CPU ms':>8}{'CPU x':>6}  {'srv/wrk/pg/redis ms':<21}{'pg st':>6}{'pg tx':>6}"
-        f"{'redis':>6}{'rtt':>5}",
+        f"{'conn':>6}{'redis':>6}{'rtt':>5}",
     ]
     one = next((r for r in results if r["workers"] == 1), None)
     for row in results:
@@ -349,7 +351,8 @@ def render(results: list[dict[str, Any]]) -> str:
             f"{row['p99_ms']:>7.0f}{row['wait_p50_ms']:>8.0f}{row['run_p50_ms']:>7.0f}"
             f"{row['cpu_ms_per_run']:>8.1f}{row['cpu_ms_per_run'] / floor['cpu_ms_per_run']:>6.2f}"
             f"  {split:<21}{row['pg_statements_per_run']:>6.1f}"
-            f"{row['pg_transactions_per_run']:>6.1f}{row['redis_commands_per_run']:>6.1f}"
+            f"{row['pg_transactions_per_run']:>6.1f}{row['pg_sessions_per_run']:>6.2f}"
+            f"{row['redis_commands_per_run']:>6.1f}"
             f"{row['redis_round_trips_per_run']:>5.1f}"
         )
     return "\n".join(lines)

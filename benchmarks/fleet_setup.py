@@ -5,7 +5,8 @@
 - `cpu_seconds`: CPU time of process trees, from /proc (what each process used, plus what
   it collected from its reaped children);
 - `Counters`: Postgres statements (pg_stat_statements, BEGIN and COMMIT included: each is a
-  round trip) and transactions of one database, and Redis commands (INFO commandstats).
+  round trip), transactions and connections opened (pg_stat_database) of one database, and
+  Redis commands (INFO commandstats).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def redis_server(folder: Path) -> Iterator[tuple[str, int]]:
         check=True,
         capture_output=True,
     )
-    while not pidfile.exists():
+    while not (pidfile.exists() and pidfile.read_text().strip()):  # written, then filled
         time.sleep(0.02)
     pid = int(pidfile.read_text())
     try:
@@ -114,6 +115,7 @@ REDIS_OWN = ("del",)  # also called by Dramatiq's script, but only when it purge
 class Count:
     statements: int
     transactions: int
+    sessions: int  # Postgres connections opened (each a backend forked, a login)
     redis_commands: int  # INFO commandstats: a script's commands counted too
     redis_round_trips: int
 
@@ -137,7 +139,8 @@ class Counters:
         try:
             row = await connection.fetchrow(
                 "SELECT coalesce(sum(calls), 0) AS statements, coalesce(sum(calls) FILTER "
-                "(WHERE query ILIKE 'commit%'), 0) AS transactions FROM pg_stat_statements "
+                "(WHERE query ILIKE 'commit%'), 0) AS transactions, (SELECT sessions FROM "
+                "pg_stat_database WHERE datname = $1) AS sessions FROM pg_stat_statements "
                 "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)",
                 database.rsplit("/", 1)[1],
             )
@@ -148,7 +151,13 @@ class Counters:
             name.removeprefix("cmdstat_"): int(entry["calls"]) for name, entry in stats.items()
         }
         trips = sum(calls.get(name, 0) for name in (*REDIS_ROUND_TRIPS, *REDIS_OWN))
-        return Count(int(row["statements"]), int(row["transactions"]), sum(calls.values()), trips)
+        return Count(
+            int(row["statements"]),
+            int(row["transactions"]),
+            int(row["sessions"] or 0),
+            sum(calls.values()),
+            trips,
+        )
 
     async def calls(self, database: str) -> dict[str, int]:
         """Calls so far of each statement of `database` and of each Redis command."""

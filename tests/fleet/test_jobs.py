@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from nodeloom.engine.result import RunStatus
+from nodeloom.errors import GraphError, Issue
 from nodeloom.fleet.jobs import Job, execute
 from nodeloom.fleet.service import WorkerRuns
 from nodeloom.store import Store
@@ -63,3 +64,32 @@ async def test_a_queued_run_is_claimed_and_run_once(runs: WorkerRuns):
     assert done.status is RunStatus.COMPLETED
     with pytest.raises(Exception, match="queued"):
         await runs.start_queued(record.id)  # a second delivery: the claim fails
+
+
+async def test_a_worker_vets_each_flow_against_the_allow_list_once_and_refuses_a_bad_one(
+    tmp_path: Path,
+):
+    vetted: list[dict] = []
+
+    def check(document: dict) -> None:  # the allow-list's contract: raise to refuse
+        vetted.append(document)
+        if any(n["type"] == "human-input" for n in document["nodes"]):
+            raise GraphError([Issue("python_tool_refused", "refused by the test's list")])
+
+    good = chain(node("a", "json-transform", expression="1"))
+    bad = chain(node("q", "human-input"))
+    async with await Store.open(f"sqlite:///{tmp_path / 'db'}") as store:
+        runs = WorkerRuns(store, check=check)
+        try:
+            for _ in range(3):
+                record = await store.create_run(document=good, status="queued", trigger={})
+                assert (await runs.start_queued(record.id)).status is RunStatus.COMPLETED
+            assert len(vetted) == 1  # one compiled flow: vetted once
+            for _ in range(2):  # refused every time: a refused flow is never taken as vetted
+                record = await store.create_run(document=bad, status="queued", trigger={})
+                with pytest.raises(GraphError, match="refused by the test's list"):
+                    await runs.start_queued(record.id)
+                assert (await store.get_run(record.id)).status == "failed"
+            assert len(vetted) == 3
+        finally:
+            await runs.aclose()

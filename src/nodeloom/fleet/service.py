@@ -4,6 +4,8 @@ hand it back (stop it without ending it)."""
 
 from __future__ import annotations
 
+import weakref
+
 from nodeloom.engine.events import EventSink
 from nodeloom.engine.flow import Flow
 from nodeloom.engine.result import RunResult
@@ -16,10 +18,14 @@ from nodeloom.store import RunRecord
 class WorkerRuns(RunService):
     async def flow_of(self, record: RunRecord) -> Flow:
         """The run's flow, vetted against the Python allow-list (`check`) here too: the
-        list may have narrowed since a server enqueued the run."""
+        list may have narrowed since a server enqueued the run. Once per compiled flow:
+        the list is this process's, fixed when it started."""
         flow = await super().flow_of(record)
         if self.subflows.check is not None and flow.document is not None:
-            self.subflows.check(flow.document)
+            vetted = self.__dict__.setdefault("_vetted", weakref.WeakSet())
+            if flow not in vetted:
+                self.subflows.check(flow.document)
+                vetted.add(flow)
         return flow
 
     async def start_queued(self, run_id: str, *, sink: EventSink | None = None) -> RunResult:

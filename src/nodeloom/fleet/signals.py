@@ -2,11 +2,17 @@
 
 The store notifies `nodeloom_runs` with a run's id in the transaction that writes its
 events or changes its status, and `nodeloom_cancels` when a cancel is asked (see
-nodeloom.store.access). One connection per process listens to both. A reader of a run
-executed elsewhere subscribes before it reads the store, then waits for the next
-notification instead of sleeping: the store stays the source of truth, a notification
-only says "read again". Waits have a time limit, so a lost connection (it is opened
-again, with back-off) slows a reader down to polling but never stops it.
+nodeloom.store.access). One connection per process listens, and only to what the
+process needs: `nodeloom_cancels` if it takes cancels (`on_cancel`: a worker), and
+`nodeloom_runs` only while somebody here follows a run (a subscription). Every commit of
+the fleet notifies each run it wrote, so a process that listened to all of them would
+handle every notification of every process (a worker, whose runs nobody follows here,
+never does). A reader of a run executed elsewhere subscribes before it reads the store,
+then waits for the next notification instead of sleeping: the store stays the source of
+truth, a notification only says "read again". When the LISTEN starts (the first
+subscription, a new connection), every reader is woken to read again: what changed
+before it listened is not missed. Waits have a time limit, so a lost connection (it is
+opened again, with back-off) slows a reader down to polling but never stops it.
 
     signals = RunSignals(store.listen_url)
     await signals.start()
@@ -60,9 +66,11 @@ class RunSignals:
         self.url = url
         self.on_cancel = on_cancel
         self.connected = asyncio.Event()
+        self.following = asyncio.Event()  # set while `nodeloom_runs` is listened to
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._task: asyncio.Task[None] | None = None
         self._lost = asyncio.Event()
+        self._wanted = asyncio.Event()  # the subscriptions changed: LISTEN or UNLISTEN
 
     async def start(self, timeout: float = 10.0) -> None:
         """Start listening (and keep listening); wait up to `timeout` s for the first
@@ -81,6 +89,8 @@ class RunSignals:
     @contextlib.contextmanager
     def subscribe(self, run_id: str) -> Iterator[Subscription]:
         subscription = Subscription()
+        if not self._subscriptions and not self.following.is_set():
+            self._wanted.set()  # the first one: start listening to run changes
         self._subscriptions.setdefault(run_id, set()).add(subscription)
         try:
             yield subscription
@@ -90,6 +100,8 @@ class RunSignals:
                 waiting.discard(subscription)
                 if not waiting:
                     del self._subscriptions[run_id]
+            if not self._subscriptions:
+                self._wanted.set()  # the last one: stop listening, unless one comes back
 
     def _notified(self, _conn: Any, _pid: int, channel: str, run_id: str) -> None:
         if channel == CANCEL_CHANNEL:
@@ -122,26 +134,52 @@ class RunSignals:
             try:
                 self._lost.clear()
                 conn.add_termination_listener(lambda _conn: self._lost.set())
-                await conn.add_listener(NOTIFY_CHANNEL, self._notified)
-                await conn.add_listener(CANCEL_CHANNEL, self._notified)
+                if self.on_cancel is not None:
+                    await conn.add_listener(CANCEL_CHANNEL, self._notified)
                 failures = 0
                 self.connected.set()
-                self._wake_all()
+                await self._follow(conn)  # wakes every reader if any
                 await self._watch(conn)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("lost the LISTEN connection (%s); reconnecting", exc)
             finally:
                 self.connected.clear()
+                self.following.clear()
                 with contextlib.suppress(Exception):
                     await asyncio.shield(conn.close(timeout=2))
 
+    async def _follow(self, conn: Any) -> None:
+        """LISTEN to run changes while there are subscriptions, UNLISTEN when there are
+        none. A new LISTEN wakes every reader: a change committed before it took effect
+        was not notified here, so each reads the store again."""
+        self._wanted.clear()
+        if self._subscriptions and not self.following.is_set():
+            await conn.add_listener(NOTIFY_CHANNEL, self._notified)
+            self.following.set()
+            self._wake_all()
+        elif not self._subscriptions and self.following.is_set():
+            await conn.remove_listener(NOTIFY_CHANNEL, self._notified)
+            self.following.clear()
+
     async def _watch(self, conn: Any) -> None:
-        """Until the connection is lost: a cheap query now and then notices a silent
-        network drop that no termination callback reports."""
-        while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(10.0):
-                    await self._lost.wait()
-            if self._lost.is_set() or conn.is_closed():
-                return
-            await conn.execute("SELECT 1", timeout=5)
+        """Until the connection is lost: LISTEN or UNLISTEN as subscriptions come and
+        go, and a cheap query now and then notices a silent network drop that no
+        termination callback reports."""
+        lost = asyncio.ensure_future(self._lost.wait())
+        try:
+            while True:
+                wanted = asyncio.ensure_future(self._wanted.wait())
+                try:
+                    await asyncio.wait(
+                        {lost, wanted}, timeout=10.0, return_when=asyncio.FIRST_COMPLETED
+                    )
+                finally:
+                    wanted.cancel()
+                if self._lost.is_set() or conn.is_closed():
+                    return
+                if self._wanted.is_set():
+                    await self._follow(conn)
+                else:
+                    await conn.execute("SELECT 1", timeout=5)
+        finally:
+            lost.cancel()

@@ -31,6 +31,7 @@ from nodeloom.fleet.broker import (
 )
 from nodeloom.fleet.delivery import Deliveries
 from nodeloom.fleet.host import WorkerHost
+from nodeloom.observability.heap import settle_heap
 from nodeloom.observability.logs import configure_logging
 
 log = logging.getLogger("nodeloom.fleet")
@@ -106,7 +107,8 @@ def run_worker(url: str, *, concurrency: int, grace: float, database: str | None
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     worker = dramatiq.Worker(broker, worker_threads=concurrency, worker_timeout=poll_ms())
     worker.queue_prefetch = prefetch(concurrency)
-    worker.start()
+    worker.start()  # the store is open, the flows' nodes imported: start-up is over
+    settle_heap()
     log.info("worker ready: %d run(s) at once, grace %gs", concurrency, grace)
     while not stop.wait(0.5):
         pass
@@ -125,8 +127,9 @@ async def _profiling(path: str) -> None:
     write the statistics to `path` (read them with `python -m pstats PATH`)."""
     import atexit
     import cProfile
+    import time
 
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.thread_time)
     profiler.enable()
     atexit.register(lambda: (profiler.disable(), profiler.dump_stats(path)))
 

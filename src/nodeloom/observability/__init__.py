@@ -4,7 +4,8 @@ OTEL_* variables configure an exporter or a program calls `configure_tracing`.
 Operations live in submodules, imported by who needs them: `metrics` (RunMetrics, the
 Prometheus text), `fleet` (WorkerBeat: a process's row in the worker registry), `health`
 (the checks of `GET /api/health`), `queue` (Redis PING and depth), `logs` (JSON lines
-with run and node ids; the token filter), `log_options` (the shared `--log-format`)."""
+with run and node ids; the token filter), `log_options` (the shared `--log-format`),
+`heap` (`settle_heap`: long-lived processes freeze their start-up heap)."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from nodeloom import __version__
 from nodeloom.fleet.broker import require_postgres
 from nodeloom.fleet.signals import RunSignals
 from nodeloom.fleet.submit import Submitter
+from nodeloom.observability.heap import settle_heap
 from nodeloom.observability.metrics import RunMetrics
 from nodeloom.plugins.registry import Registry, default_registry
 from nodeloom.runs import RunService
@@ -98,6 +99,8 @@ def create_app(config: ServerConfig | None = None, *, registry: Registry | None 
         python_tools.enforce()  # flows import only the operator's allow-listed functions
         try:
             async with running_timers(state), mcp.running(state):
+                if config.settle_heap:  # start-up is over: what is alive now stays
+                    settle_heap()
                 yield
         finally:
             python_tools.enforce(False)

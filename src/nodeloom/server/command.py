@@ -103,6 +103,7 @@ def serve_command(
         flows=flow_paths,
         public_hosts=public_hosts,
         queue_url=queue,
+        settle_heap=True,  # this process is the server's: freeze its start-up heap
     )
     if queue:
         click.echo(

@@ -19,7 +19,9 @@ class ServerConfig:
     `flows`: graph files (or folders of them) saved as flows at start-up (see seed.py).
     `public_hosts`: host names besides loopback ones that `dev` answers (see origin.py).
     `queue_url`: a Redis URL: launches are enqueued for `nodeloom worker`s, not run here
-    (needs the Postgres store; see docs/deployment.md)."""
+    (needs the Postgres store; see docs/deployment.md). `settle_heap`: the app owns its
+    process (`nodeloom serve`): once started, it takes what it holds out of the garbage
+    collector's scans (nodeloom.observability.heap); a test's app leaves the policy alone."""
 
     dev: bool = False
     database_url: str | None = None
@@ -28,6 +30,7 @@ class ServerConfig:
     flows: tuple[Path, ...] = ()  # graph files or folders saved as flows at start-up
     public_hosts: tuple[str, ...] = ()
     queue_url: str | None = None
+    settle_heap: bool = False
 
 
 def is_loopback(host: str) -> bool:

@@ -133,8 +133,9 @@ class ServerState:
         await self.runs.aclose()
 
 
-def server_state(request: Request) -> ServerState:
-    """The FastAPI dependency that hands a route the server's state."""
+async def server_state(request: Request) -> ServerState:
+    """The FastAPI dependency that hands a route the server's state (async: FastAPI runs
+    a plain function dependency in a worker thread, a hop per request)."""
     state: ServerState = request.app.state.nodeloom
     return state
 

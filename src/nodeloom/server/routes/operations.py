@@ -55,7 +55,7 @@ class Operations:
         await self.beat.stop()
 
 
-def operations(request: Request) -> Operations:
+async def operations(request: Request) -> Operations:
     found: Operations = request.app.state.operations
     return found
 
