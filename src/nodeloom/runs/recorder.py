@@ -15,7 +15,8 @@ A new run's creation rides its first write: the recorder holds the run prepared
 (`Store.prepare_run`, `created`) and its first write creates it with its first records;
 a run that ends before that hands it to `end_run` with the rest (`detach`). A short run
 is thus created, recorded and ended in one transaction. Until it is written the run does
-not exist in the store: `barrier` (before an external node) and `created()` wait for it.
+not exist in the store: `barrier` (before an external node) and `wait_created` wait
+for it.
 """
 
 from __future__ import annotations
@@ -50,9 +51,8 @@ class Recorder:
     skips on record are not reported again. `on_failure(run_id, error)` is called when
     the store cannot be written (the run should stop: it is no longer recorded); if that
     write carried the run's creation (`created`, still set), the run was never written.
-    A cancel
-    asked by another process is looked for by the RunService, for all its runs at once
-    (runs/cancels.py).
+    A cancel asked by another process is looked for by the RunService, for all its runs
+    at once (runs/cancels.py).
     """
 
     def __init__(
