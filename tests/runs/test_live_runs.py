@@ -45,6 +45,8 @@ async def test_the_service_cancels_the_one_run_another_process_asked_to_stop(
     for event in started.values():
         await asyncio.wait_for(event.wait(), 10)
     assert sorted(service.running()) == ["a", "b"]
+    for run_id in started:  # in the store (as a server answers POST /runs once it is)
+        await service.created(run_id)
     other = RunService(store, registry)  # as another process would
     asked = await other.cancel("a")
     assert asked.status == "running" and asked.cancel_requested_at is not None

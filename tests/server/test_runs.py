@@ -51,6 +51,16 @@ def test_a_run_starts_in_the_background_and_its_timeline_shows_each_node(api: ht
     assert run["timeline"][1]["outputs"] == {"output": {"text": "HELLO"}}
 
 
+def test_a_started_run_is_in_the_store_when_its_start_is_answered(api: httpx.Client):
+    # Its creation rides its first write: the answer waits for it (RunService.created).
+    flow_id = save(api, slow(2, 1.0))
+    accepted = api.post(f"/api/flows/{flow_id}/runs", json={}).json()
+    assert accepted["status"] == "running"
+    run = api.get(accepted["run_url"])
+    assert run.status_code == 200 and run.json()["status"] == "running"
+    assert api.post(f"{accepted['run_url']}/cancel").json()["status"] == "cancelled"
+
+
 def test_runs_are_listed_newest_first_and_filtered(api: httpx.Client):
     flow_id = save(api, shout())
     ids = [

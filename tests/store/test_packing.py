@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from nodeloom.store import packing
 from nodeloom.store.blobs import BlobDir
 from nodeloom.store.errors import NotFoundError
 from nodeloom.store.packing import EVENT_DATA, PORTS, Packer, dumps, estimate, iter_json
@@ -35,6 +36,22 @@ VALUES = [
 @pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
 def test_streamed_json_is_exactly_the_one_shot_json(value):
     assert "".join(iter_json(value)) == dumps(value)
+
+
+@pytest.mark.parametrize("value", [*VALUES, float("nan"), object()], ids=range(len(VALUES) + 2))
+def test_the_column_json_is_what_the_json_module_writes(value):
+    # dumps keeps one C encoder rather than building one per call: same text.
+    expected = json.JSONEncoder(
+        ensure_ascii=False, separators=(",", ":"), default=packing._default
+    ).encode(value)
+    assert dumps(value) == expected
+
+
+def test_a_circular_value_fails_to_encode_rather_than_looping():
+    value: dict[str, Any] = {}
+    value["self"] = value
+    with pytest.raises(RecursionError):
+        dumps(value)
 
 
 def test_the_estimate_stops_walking_once_past_the_budget():

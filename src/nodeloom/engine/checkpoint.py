@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from json import encoder as json_encoder
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nodeloom.values import json_default
@@ -108,20 +109,44 @@ class Continuation:
     deadlines: Mapping[str, float] = field(default_factory=dict)
 
 
-# Built once: json.dumps with options builds a new encoder at every call (twice per
-# recorded node). Same output as json.dumps with these options.
-_HASHED = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), default=json_default, ensure_ascii=False
-)
-_PLAIN = json.JSONEncoder(default=json_default, ensure_ascii=False)
+def _encoder(key_separator: str, item_separator: str, sort_keys: bool) -> Callable[[Any], str]:
+    """`json.JSONEncoder(...).encode` with these options (and `default=json_default`,
+    `ensure_ascii=False`), its C encoder built once: `encode` builds one at every call
+    (twice per recorded node). Same output; without the circular check (a circular value
+    raises RecursionError, not ValueError)."""
+    make = json_encoder.c_make_encoder
+    if make is None:
+        return json.JSONEncoder(
+            separators=(item_separator, key_separator),
+            sort_keys=sort_keys,
+            default=json_default,
+            ensure_ascii=False,
+        ).encode
+    encode = make(
+        None,
+        json_default,
+        json_encoder.encode_basestring,
+        None,
+        key_separator,
+        item_separator,
+        sort_keys,
+        False,
+        True,
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+_HASHED = _encoder(":", ",", True)
+_PLAIN = _encoder(": ", ", ", False)
+_NOT_JSON = (TypeError, ValueError, RecursionError)
 
 
 def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     """A digest of what a node execution received: its type, spine inputs and resolved
     parameters. None if they are not JSON (the execution is then never replayed)."""
     try:
-        text = _HASHED.encode([node.type, inputs, data])
-    except (TypeError, ValueError):
+        text = _HASHED([node.type, inputs, data])
+    except _NOT_JSON:
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -129,8 +154,8 @@ def input_hash(node: PlannedNode, inputs: Mapping[str, Any], data: Mapping[str, 
 def json_safe(value: Mapping[str, Any]) -> dict[str, Any] | None:
     """`value` as plain JSON (what a store can keep), or None if it is not JSON."""
     try:
-        return json.loads(_PLAIN.encode(value))
-    except (TypeError, ValueError):
+        return json.loads(_PLAIN(value))
+    except _NOT_JSON:
         return None
 
 

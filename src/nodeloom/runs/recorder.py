@@ -10,6 +10,13 @@ to write. The buffers are cut only between the engine's synchronous steps, so ev
 batch leaves a consistent prefix of the run in the store: a node's completion and its
 `completed` event land together. At the run's end, `detach` hands the rest to the caller,
 which writes it with the run's end in one write (`Store.end_run`).
+
+A new run's creation rides its first write: the recorder holds the run prepared
+(`Store.prepare_run`, `created`) and its first write creates it with its first records;
+a run that ends before that hands it to `end_run` with the rest (`detach`). A short run
+is thus created, recorded and ended in one transaction. Until it is written the run does
+not exist in the store: `barrier` (before an external node) and `wait_created` wait
+for it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from nodeloom.engine.events import EventSink, NullSink
 from nodeloom.plugins.contract import Event
 from nodeloom.runs.history import History
 from nodeloom.store import Store
+from nodeloom.store.creation import NewRun
 
 if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
@@ -41,9 +49,10 @@ class Recorder:
 
     `history` (a resumed run): executions on record are replayed, not recorded again, and
     skips on record are not reported again. `on_failure(run_id, error)` is called when
-    the store cannot be written (the run should stop: it is no longer recorded). A cancel
-    asked by another process is looked for by the RunService, for all its runs at once
-    (runs/cancels.py).
+    the store cannot be written (the run should stop: it is no longer recorded); if that
+    write carried the run's creation (`created`, still set), the run was never written.
+    A cancel asked by another process is looked for by the RunService, for all its runs
+    at once (runs/cancels.py).
     """
 
     def __init__(
@@ -55,6 +64,7 @@ class Recorder:
         history: History | None = None,
         heartbeat: float = HEARTBEAT_SECONDS,
         on_failure: Callable[[str, BaseException], None] | None = None,
+        created: NewRun | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -66,7 +76,8 @@ class Recorder:
         self.error: BaseException | None = None
         self._events: list[Event] = []
         self._nodes: list[dict[str, Any]] = []
-        self._handed = 0  # records handed to the writer
+        self.created = created  # the run's creation, until a write carries it
+        self._handed = 0 if created is None else 1  # records (and creation) handed over
         self._written = 0
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._closing = False
@@ -126,13 +137,37 @@ class Recorder:
             await asyncio.gather(self._writer, return_exceptions=True)
         if self.error is not None:
             raise self.error
-        events, nodes = self._events, self._nodes
+        events, nodes = self._events, self._nodes  # `created`, if still set, goes with them
         self._events, self._nodes = [], []
         return events, nodes
 
     async def flush(self) -> None:
         """Wait until everything handed over so far is written."""
         await self.barrier()
+
+    async def wait_created(self) -> None:
+        """Wait until the run's creation is written (at once if it was), without a write
+        of its own: the next write (at most WINDOW_SECONDS away) carries it. Raises the
+        store's error if that write failed."""
+        if self.created is None:
+            return
+        if self.error is not None:
+            raise self.error
+        future = asyncio.get_running_loop().create_future()
+        self._waiters.append((1, future))  # the creation is the first thing handed over
+        if self._timer is None and self._writer is None and not self._detached:
+            self._timer = asyncio.get_running_loop().call_later(WINDOW_SECONDS, self._write_now)
+        await future
+
+    def ended(self, error: BaseException | None = None) -> None:
+        """The caller's last write (what `detach` handed back, `created` with it) is
+        committed, or failed with `error`: release whoever waits."""
+        if error is not None:
+            self._failed(error, quiet=True)
+            return
+        self.created = None
+        self._written = self._handed
+        self._release()
 
     # -- EventSink ------------------------------------------------------------------------
 
@@ -273,24 +308,31 @@ class Recorder:
 
     def _write_now(self) -> None:
         self._cancel_timer()
-        if self._writer is None and self.error is None and (self._events or self._nodes):
+        if self._writer is None and self.error is None and self._pending():
             self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
         try:
-            while (self._events or self._nodes) and not self._detached:
+            while self._pending() and not self._detached:
                 events, self._events = self._events, []
                 nodes, self._nodes = self._nodes, []
-                handed = self._handed
+                handed, created = self._handed, self.created
                 try:
-                    await self.store.write_batch(self.run_id, events=events, nodes=nodes)
+                    if created is None:
+                        await self.store.write_batch(self.run_id, events=events, nodes=nodes)
+                    else:  # the run's first write creates it
+                        await self.store.write_created(created, events=events, nodes=nodes)
                 except Exception as exc:
                     self._failed(exc)
                     return
+                self.created = None
                 self._written = handed
                 self._release()
         finally:
             self._writer = None
+
+    def _pending(self) -> bool:
+        return bool(self._events or self._nodes) or self.created is not None
 
     def _release(self) -> None:
         still = []
@@ -302,12 +344,14 @@ class Recorder:
                 still.append((target, future))
         self._waiters = still
 
-    def _failed(self, exc: BaseException) -> None:
+    def _failed(self, exc: BaseException, quiet: bool = False) -> None:
         self.error = exc
         for _, future in self._waiters:
             if not future.done():
                 future.set_exception(exc)
         self._waiters = []
+        if quiet:  # the caller's own write: the caller reports it
+            return
         print(f"nodeloom: run {self.run_id} can no longer be recorded: {exc}", file=sys.stderr)
         if self.on_failure is not None:
             self.on_failure(self.run_id, exc)

@@ -29,9 +29,10 @@ from nodeloom.runs.flows import FlowCache, invalid, rerun_arguments, stored_sett
 from nodeloom.runs.history import History
 from nodeloom.runs.recorder import HEARTBEAT_SECONDS, Recorder
 from nodeloom.runs.subflows import Subflows
-from nodeloom.runs.tasks import ended, execution
-from nodeloom.runs.timers import deadlines, deadlines_of
+from nodeloom.runs.tasks import end, ended, execution, pause, unrecorded
+from nodeloom.runs.timers import deadlines_of
 from nodeloom.store import RunRecord, RunStateError, Store
+from nodeloom.store.creation import NewRun
 
 
 class RunService:
@@ -104,12 +105,17 @@ class RunService:
     ) -> RunResult:
         """Run `flow` once, recorded. Arguments as `Flow.run`. A paused run is saved as
         paused; with `hold` it also stays open here, for `answer()`. A child run names
-        the run and node that started it (`parent_run_id`, `parent_node`)."""
+        the run and node that started it (`parent_run_id`, `parent_node`). Its first
+        write creates it (`created`). ValueError if `run_id` is taken."""
         if flow.document is None:
             raise ValueError("a recorded run needs a flow made by nodeloom.load()")
+        if run_id is not None and self.live.get(run_id) is not None:
+            raise ValueError(f"a run with id {run_id!r} already exists")
         settings = settings or flow.default_settings()
         flow.check_answers(answers or {})  # invalid input: no run is recorded
-        record = await self.store.create_run(
+        if parent_run_id is not None:  # the child's depth is read from the store
+            await self.created(parent_run_id)
+        new = await self.store.prepare_run(
             run_id=run_id,
             flow_id=flow_id,
             flow_version=flow_version,
@@ -122,9 +128,10 @@ class RunService:
         )
         return await self._execute(
             flow,
-            record,
+            new.record,
             sink,
             hold=hold,
+            created=new,
             message=message,
             trigger=trigger,
             settings=settings,
@@ -222,6 +229,14 @@ class RunService:
             **extra,
         )
 
+    async def created(self, run_id: str) -> None:
+        """Wait until a run started here is in the store (its creation rides its first
+        write, a few ms after its start: no write is added). Raises the store's error if
+        that write failed (ValueError: its id was taken)."""
+        live = self.live.get(run_id)
+        if live is not None and isinstance(live.owner, Recorder):
+            await live.owner.wait_created()
+
     async def answer(self, run_id: str, node: str, answer: Any) -> RunResult:
         """Answer one waiting node of a paused run (id or name): in this process if the
         run is held here, else by resuming it from its record."""
@@ -262,6 +277,7 @@ class RunService:
         *,
         hold: bool,
         history: History | None = None,
+        created: NewRun | None = None,
         **arguments: Any,
     ) -> RunResult:
         live = self.live.add(record.id)
@@ -272,6 +288,7 @@ class RunService:
             history=history,
             heartbeat=0,  # the service's poller beats for all its runs (runs/cancels.py)
             on_failure=self._on_store_failure,  # no cycle per run
+            created=created,  # written with its first records
         )
         recorder.woken = self.woken
         live.owner = recorder
@@ -279,9 +296,10 @@ class RunService:
             live.execution = execution(flow, record, recorder, self.subflows, arguments)
         except BaseException as exc:  # invalid arguments: the run ends now, failed
             try:
-                await recorder.close_quietly()
                 if isinstance(exc, GraphError):
-                    await self.store.finish_run(record.id, "failed", error=invalid(exc))
+                    await end(self.store, recorder, record.id, "failed", error=invalid(exc))
+                else:
+                    await recorder.close_quietly()
             finally:
                 self.live.remove(live)  # once its end is recorded
             raise
@@ -321,47 +339,28 @@ class RunService:
                 error={"code": "cancelled", "message": "the run was cancelled"},
             )
         except GraphError as exc:
-            await recorder.close_quietly()
-            await self.store.finish_run(run_id, "failed", error=invalid(exc))
+            await end(self.store, recorder, run_id, "failed", error=invalid(exc))
             raise
         finally:
             live.task = None
         if live.handed_back or (live.execution is not None and live.execution.drained):
-            await recorder.close_quietly()
-            error = handed_back()
-            await self.store.finish_run(run_id, "interrupted", error=error)
-            return RunResult(run_id, RunStatus.CANCELLED, error=error)
+            await end(self.store, recorder, run_id, "interrupted", error=handed_back())
+            return RunResult(run_id, RunStatus.CANCELLED, error=handed_back())
         if recorder.error is not None:
             if live.execution is not None:
                 await live.execution.release()
-            await recorder.close_quietly()
-            await self.store.finish_run(
-                run_id,
-                "interrupted",
-                error={"code": "store_failed", "message": str(recorder.error)},
-            )
-            raise recorder.error
+            raise await unrecorded(self.store, recorder, run_id)
         if result.status is RunStatus.PAUSED:
-            await recorder.flush()
-            wakes = deadlines(result.waiting)
-            await self.store.set_wakes(run_id, wakes)  # before `paused`: a timer needs both
-            await self.store.update_run(run_id, status="paused", steps=result.steps)
-            if hold and not wakes:  # a run with a deadline is the timer service's to wake
-                live.paused = True
-            else:
-                assert live.execution is not None
-                await live.execution.release()
-                await recorder.close_quietly()
+            await pause(self.store, live, result, hold)
             return result
-        events, nodes = await recorder.detach_quietly()
-        await self.store.end_run(  # its last records and its end: one write
+        await end(  # its last records and its end (and creation): one write
+            self.store,
+            recorder,
             run_id,
             result.status.value,
             error=result.error,
             usage=result.usage,
             steps=result.steps,  # duration: from its start, across pauses and resumes
-            events=events,
-            nodes=nodes,
         )
         return result
 

@@ -116,7 +116,9 @@ class ServerState:
             return wrap(ran) if wrap is not None else ran
 
         # A resume's or re-run's channel joins on its first event: once it really runs.
-        return await self.launcher.launch(begin, job.run_id if job.kind == "start" else None)
+        run_id = await self.launcher.launch(begin, job.run_id if job.kind == "start" else None)
+        await self.runs.created(run_id)  # in the store (its first write, a few ms away)
+        return run_id
 
     def flow(self, flow_id: str, version: int, document: dict[str, Any]) -> Flow:
         """The compiled flow of a saved version, from the run service's cache (versions

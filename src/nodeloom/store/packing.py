@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from json import encoder as json_encoder
 from typing import Any
 
 from nodeloom.store.binary import claimed_digest
@@ -62,11 +63,24 @@ def _default(obj: Any) -> Any:
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_default)
+# `JSONEncoder.encode` builds a new C encoder at every call (a third of a small value's
+# time); this one is built once. Without the circular check (markers=None): a shared
+# markers dict is unsafe across the packing threads; a circular value raises
+# RecursionError instead of ValueError (and the estimate sends such a value to `pack`).
+_c_encode = (
+    json_encoder.c_make_encoder(
+        None, _default, json_encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    if json_encoder.c_make_encoder is not None
+    else None
+)
 
 
 def dumps(value: Any) -> str:
     """Compact JSON (the store's column format)."""
-    return _encoder.encode(value)
+    if _c_encode is None:
+        return _encoder.encode(value)
+    return "".join(_c_encode(value, 0))
 
 
 def loads(text: str | None) -> Any:

@@ -1,184 +1,27 @@
-"""The Store's runs: create, update, finish, heartbeat, read and list; interrupted runs
-and pruning (see `nodeloom.store.retention`)."""
+"""The Store's runs: update, finish, heartbeat, read and list; interrupted runs and
+pruning (see `nodeloom.store.retention`). Creating them: `nodeloom.store.creation`."""
 
 from __future__ import annotations
 
-import hashlib
-import os
-import socket
-import uuid
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Float, Row, bindparam, cast, func, select, update
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from nodeloom.plugins.contract import Event
 from nodeloom.store import retention
-from nodeloom.store.access import (
-    RUN_FIELDS,
-    RUN_JSON,
-    Step,
-    check_choice,
-    no_run,
-    now,
-    run_changes,
-)
+from nodeloom.store.access import RUN_FIELDS, RUN_JSON, check_choice, no_run, now, run_changes
 from nodeloom.store.committer import Phase, Write
-from nodeloom.store.errors import NotFoundError
-from nodeloom.store.packing import UNIT, dumps
-from nodeloom.store.recording import Recording
+from nodeloom.store.creation import Creation, NewRun
+from nodeloom.store.packing import UNIT
 from nodeloom.store.records import RUN_STATES, PruneReport, RunRecord
 from nodeloom.store.schema import Document, Run
-from nodeloom.store.schema import FlowVersion as VersionRow
-
-_HOST = socket.gethostname()
-VERSIONS_REMEMBERED = 4_096  # saved versions whose document hash a store keeps in memory
 
 
-def _utc(value: datetime | None) -> datetime | None:
-    """A time as the store reads it back: timezone-aware UTC (naive means UTC)."""
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-class Runs(Recording):
+class Runs(Creation):
     """Runs: their status, owner and outcome; recovery and retention."""
-
-    async def create_run(
-        self,
-        *,
-        run_id: str | None = None,
-        flow_id: str | None = None,
-        flow_version: int | None = None,
-        document: Mapping[str, Any] | None = None,
-        status: str = "running",
-        trigger: Any = None,
-        chat_id: str | None = None,
-        settings: Mapping[str, Any] | None = None,
-        started_at: datetime | None = None,
-        owner_pid: int | None = None,
-        owner_host: str | None = None,
-        rerun_of: str | None = None,
-        rerun_from: str | None = None,
-        parent_run_id: str | None = None,
-        parent_node: str | None = None,
-    ) -> RunRecord:
-        """Record a new run, owned by this process (pid, host, heartbeat now).
-
-        A run of a saved flow names `flow_id` (and `flow_version`, default the latest):
-        its document is that version's. A run of a file passes its `document`. Either
-        way the document is stored once, by content hash. A run that runs another one
-        again names it in `rerun_of` (not checked: the other run may since be pruned) and
-        the node it starts from in `rerun_from`. A child run (a sub-flow, a flow tool's
-        call, an error flow) names the run and node that started it in `parent_run_id`
-        and `parent_node`.
-        """
-        check_choice(status, RUN_STATES, "status")
-        run_id = run_id or uuid.uuid4().hex
-        at = now()
-        body = dumps(dict(document)) if document is not None else None
-        digest = hashlib.sha256(body.encode()).hexdigest() if body is not None else None
-        packed = {
-            "trigger": await self._pack(trigger, UNIT),
-            "settings": await self._pack(settings, UNIT),
-        }
-        version, document_hash = flow_version, digest
-        if flow_id is not None:  # flows and their versions are never deleted: read first
-            version, known = await self._flow_version(flow_id, flow_version)
-            document_hash = document_hash or known
-        document: list[Step] = []
-        if body is not None and digest is not None:
-            size = len(body.encode())
-            document_row = {"hash": digest, "body": body, "size": size, "created_at": at}
-            document.append((Phase.DOCUMENT, self._insert_ignore(Document), [document_row]))
-        run_row = {
-            "id": run_id,
-            "flow_id": flow_id,
-            "flow_version": version,
-            "document_hash": document_hash,
-            "status": status,
-            "chat_id": chat_id,
-            "created_at": at,
-            "started_at": _utc(started_at) or (at if status == "running" else None),
-            "steps": 0,
-            "owner_pid": owner_pid if owner_pid is not None else os.getpid(),
-            "owner_host": owner_host or _HOST,
-            "heartbeat_at": at,
-            "rerun_of": rerun_of,
-            "rerun_from": rerun_from,
-            "parent_run_id": parent_run_id,
-            "parent_node": parent_node,
-        }
-        inserted = {
-            **run_row,
-            "trigger": packed["trigger"].text,
-            "settings": packed["settings"].text,
-        }
-        steps: list[Step] = [(Phase.RUN_INSERT, self._plain_insert(Run), [inserted])]
-        steps += self._links(run_id, packed.values())
-
-        def explain(exc: BaseException) -> BaseException:
-            if isinstance(exc, IntegrityError) and "foreign key" not in str(exc).lower():
-                return ValueError(f"a run with id {run_id!r} already exists")
-            return exc
-
-        # A document this store wrote before is not sent again (a run of a flow is
-        # usually one of many). Prune may have deleted it since: the foreign key says so,
-        # and the run is written again with it.
-        known = digest in self._documents
-        try:
-            chosen = steps if known else document + steps
-            await self._commit(Write(run_id, chosen, explain=explain), run_id)
-        except IntegrityError:
-            if not known:
-                raise
-            self._documents.discard(digest)
-            await self._commit(Write(run_id, document + steps, explain=explain), run_id)
-        if digest is not None:
-            self._documents.add(digest)
-        # The record of what was written, as get_run would read it (no read back).
-        return RunRecord(
-            **run_row,
-            finished_at=None,
-            duration_ms=None,
-            usage=None,
-            error=None,
-            trigger=await self._unpack(packed["trigger"].text, UNIT, True),
-            settings=await self._unpack(packed["settings"].text, UNIT, True),
-        )
-
-    async def _flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
-        """(the version, its document hash) of a saved flow (default: its latest). A
-        version named once is not read again: versions never change, nor are deleted."""
-        if version is not None:
-            known = self._version_hashes.get((flow_id, version))
-            if known is not None:
-                return version, known
-            number, known = await self._read_flow_version(flow_id, version)
-            if len(self._version_hashes) >= VERSIONS_REMEMBERED:
-                self._version_hashes.clear()
-            self._version_hashes[(flow_id, number)] = known
-            return number, known
-        return await self._read_flow_version(flow_id, None)
-
-    async def _read_flow_version(self, flow_id: str, version: int | None) -> tuple[int, str]:
-        async def work(conn: AsyncConnection) -> tuple[int, str]:
-            flow = await self._flow(conn, flow_id, True)
-            number = flow.latest_version if version is None else version
-            known = await conn.scalar(
-                select(VersionRow.document_hash).where(
-                    VersionRow.flow_id == flow_id, VersionRow.version == number
-                )
-            )
-            if known is None:
-                raise NotFoundError(f"flow {flow_id!r} has no version {number}")
-            return number, known
-
-        return await self._db.read(work)
 
     async def update_run(self, run_id: str, **fields: Any) -> None:
         """Set fields of a run: status, started_at, finished_at, duration_ms, steps,
@@ -230,10 +73,23 @@ class Runs(Recording):
         finished_at: datetime | None = None,
         events: Iterable[Event | Mapping[str, Any]] = (),
         nodes: Iterable[Mapping[str, Any]] = (),
+        created: NewRun | None = None,
     ) -> None:
-        """`finish_run` without reading the run back (a RunService's hot path)."""
+        """`finish_run` without reading the run back (a RunService's hot path). `created`:
+        the run, prepared (`prepare_run`) and not written yet, is created in the same
+        transaction (a short run: created, recorded and ended in one)."""
         await self._end(
-            run_id, status, error, usage, steps, duration_ms, finished_at, events, nodes, False
+            run_id,
+            status,
+            error,
+            usage,
+            steps,
+            duration_ms,
+            finished_at,
+            events,
+            nodes,
+            False,
+            created,
         )
 
     async def _end(
@@ -248,6 +104,7 @@ class Runs(Recording):
         events: Iterable[Event | Mapping[str, Any]],
         nodes: Iterable[Mapping[str, Any]],
         read_back: bool,
+        created: NewRun | None = None,
     ) -> Write:
         check_choice(status, ("completed", "failed", "cancelled", "interrupted"), "status")
         at = finished_at or now()
@@ -275,6 +132,8 @@ class Runs(Recording):
         write.steps += self._links(run_id, packed)
         write.steps.append((Phase.RUN_FINISH, statement, [params]))
         write.must_exist, write.returns_run = True, read_back
+        if created is not None:
+            return await self._create(created, write)
         return await self._commit(write, run_id)
 
     def _finish(self, columns: frozenset[str], timed: bool, follow_seq: bool) -> Any:
