@@ -63,6 +63,34 @@ async def test_a_short_run_is_created_recorded_and_ended_in_one_transaction(stor
     assert len(await store.events(new.run_id)) == 3
 
 
+async def test_a_run_created_with_its_end_is_inserted_ended_in_one_change_of_its_row(
+    store: Store,
+):
+    new = await store.prepare_run(document=DOCUMENT)
+    one = store._committer.one_statement  # Postgres: a batch in one statement
+    before = one.statements if one is not None else 0
+    finished = new.record.created_at + timedelta(milliseconds=250)
+    await store.end_run(
+        new.run_id,
+        "failed",
+        error={"code": "boom", "message": "it broke"},
+        usage={"tokens": 7},
+        finished_at=finished,
+        events=events_of(new.run_id),
+        created=new,
+    )
+    if one is not None:  # one change of the runs row: it fits the one statement
+        assert one.statements - before == 1
+    stored = await store.get_run(new.run_id)
+    assert stored.status == "failed" and stored.finished_at == finished
+    assert stored.error == {"code": "boom", "message": "it broke"}
+    assert stored.usage == {"tokens": 7}
+    assert stored.duration_ms == pytest.approx(250.0, abs=0.01)  # from its start, as _finish
+    given = await store.prepare_run(document=DOCUMENT)
+    await store.end_run(given.run_id, "completed", duration_ms=12.5, created=given)
+    assert (await store.get_run(given.run_id)).duration_ms == 12.5
+
+
 async def test_a_prepared_run_whose_id_is_taken_writes_nothing(store: Store):
     other = await store.create_run(run_id="taken", document=DOCUMENT)
     new = await store.prepare_run(run_id="taken", document=DOCUMENT, trigger="mine")

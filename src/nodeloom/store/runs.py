@@ -4,7 +4,7 @@ pruning (see `nodeloom.store.retention`). Creating them: `nodeloom.store.creatio
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Float, Row, bindparam, cast, func, select, update
@@ -128,12 +128,13 @@ class Runs(Creation):
             values["heartbeat_at"] = params["new_heartbeat_at"] = at
         if top is not None:
             params["top_seq"] = top
-        statement = self._finish(frozenset(values), duration_ms is None, top is not None)
         write.steps += self._links(run_id, packed)
-        write.steps.append((Phase.RUN_FINISH, statement, [params]))
         write.must_exist, write.returns_run = True, read_back
-        if created is not None:
+        if created is not None:  # inserted as it ended: one change of its runs row
+            created.row.update(values, duration_ms=_elapsed(created.record, at, duration_ms))
             return await self._create(created, write)
+        statement = self._finish(frozenset(values), duration_ms is None, top is not None)
+        write.steps.append((Phase.RUN_FINISH, statement, [params]))
         return await self._commit(write, run_id)
 
     def _finish(self, columns: frozenset[str], timed: bool, follow_seq: bool) -> Any:
@@ -261,3 +262,13 @@ class Runs(Creation):
         written in the last few minutes is kept: a writer may be about to reference it)."""
         self._documents.clear()  # it may delete documents: write them again
         return await retention.prune(self._db, self._blobs, now() - older_than)
+
+
+def _elapsed(run: RunRecord, at: datetime, duration_ms: float | None) -> float:
+    """A run's duration in ms, as `_finish` has the database compute it: `duration_ms`
+    if given, else from its start (or creation) to `at`, never negative."""
+    if duration_ms is not None:
+        return duration_ms
+    start = run.started_at or run.created_at
+    at, start = (t if t.tzinfo is not None else t.replace(tzinfo=UTC) for t in (at, start))
+    return max((at - start).total_seconds() * 1000.0, 0.0)
