@@ -3,9 +3,13 @@ recorded). R concurrent recorded runs of Trigger -> Sleep(50 ms) -> Merge throug
 RunService, on SQLite and on Postgres, beside the same runs unrecorded in the same
 process and the plain-asyncio floor (the floor of target 3). And the fixed cost per
 recorded run: runs of a chain of n Sleep(0) nodes one after another, recorded minus
-unrecorded, for n = 10 and n = 100; the fixed cost is that difference's intercept at
-n = 0 (what a run costs to record whatever its length), beside the bare driver writing
-one run's rows in one transaction.
+unrecorded, for a 10-node chain (the issue's measure: it includes the ten nodes' own
+recording), beside the bare driver writing one run's rows in one transaction.
+
+The recorded runs are measured as a server or worker process runs them: after its
+start-up heap is settled (`nodeloom.observability.heap.settle_heap`, which `nodeloom
+serve` and every `nodeloom worker` process call once started); the heap is unfrozen
+again afterwards, so that the suite's other targets are measured as before.
 
 Alone: `python -m benchmarks.recorded [RUNS]` (1,000 by default).
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import statistics
 import sys
 import tempfile
@@ -26,6 +31,7 @@ import nodeloom
 from benchmarks import checkpoints, floors, graphs
 from benchmarks.report import Figure, Verdict
 from benchmarks.timing import best_of
+from nodeloom.observability.heap import settle_heap
 from nodeloom.runs import RunService
 from nodeloom.store import Store
 
@@ -156,6 +162,7 @@ async def _measure(
     """(recorded runs/s, fixed cost per recorded run in ms, its floor in ms)."""
     store = await Store.open(url, blob_dir=root / "blobs")
     service = RunService(store, registry)
+    settle_heap()  # as `nodeloom serve` and a worker do once started
     try:
 
         async def batch() -> None:
@@ -176,6 +183,7 @@ async def _measure(
         )
         fixed = max(recorded - bare, 0.0)
     finally:
+        gc.unfreeze()
         await service.aclose()
         await store.close()
     short = nodeloom.load(graphs.passing_chain(CHAIN), registry=registry)
