@@ -220,3 +220,23 @@ async def test_text_with_quotes_escapes_and_any_script_is_stored_as_it_was(pg):
     assert event.data == {"text": tricky} and event.node_name == tricky
     (node,) = await store.node_executions(run.id)
     assert node.outputs == {tricky: tricky}
+
+
+async def test_a_batch_finds_the_runs_it_updates_by_key_not_by_scanning_the_runs_table(pg):
+    store, _ = pg
+    runs = await asyncio.gather(*(store.create_run() for _ in range(2_000)))
+    await store.write_batch(runs[0].id, events=events_of(runs[0].id))  # opens its connection
+    connection = committer(store).one_statement._connection
+    await connection.execute("ANALYZE runs")
+    # The shape of its updates: runs joined to a JSON parameter of unknown length.
+    plan = "\n".join(
+        row[0]
+        for row in await connection.fetch(
+            "EXPLAIN UPDATE runs SET heartbeat_at = _v.at FROM json_to_recordset($1::json) "
+            "AS _v(run_key text, at timestamptz) WHERE runs.id = _v.run_key",
+            f'[{{"run_key": "{runs[1].id}", "at": "2026-01-01T00:00:00+00:00"}}]',
+        )
+    )
+    assert "Index Scan" in plan and "Seq Scan on runs" not in plan, plan
+    await store.end_run(runs[1].id, "completed")
+    assert (await store.get_run(runs[1].id)).status == "completed"
