@@ -132,3 +132,30 @@ async def test_created_waits_for_the_runs_next_write_and_adds_none(
     await service.created("not-live-here")
     assert (await service.cancel(run_id)).status == "cancelled"
     assert (await task).status is RunStatus.CANCELLED
+
+
+async def test_a_run_not_written_yet_does_not_cost_the_others_their_heartbeat(
+    store: Store, registry, tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(recorder, "WINDOW_SECONDS", 10.0)  # only the barrier writes
+    log = tmp_path / "log"
+    service = RunService(store, registry, heartbeat=0.2)  # one beat for all its runs
+    try:
+        written = nodeloom.load(
+            marks(log, 1, seconds=30, side_effects="external"), registry=registry
+        )
+        unwritten = nodeloom.load(marks(log, 1, seconds=30), registry=registry)
+        acting, acting_id = await started(service, written)
+        quiet, quiet_id = await started(service, unwritten)
+        await service.created(acting_id)  # its node's barrier writes it
+        first = (await store.get_run(acting_id)).heartbeat_at
+        await asyncio.sleep(0.7)  # several beats, each with the unwritten run running here
+        with pytest.raises(NotFoundError):
+            await store.get_run(quiet_id)
+        later = (await store.get_run(acting_id)).heartbeat_at
+        assert first is not None and later is not None and later > first
+        for run_id, task in ((acting_id, acting), (quiet_id, quiet)):
+            assert (await service.cancel(run_id)).status == "cancelled"
+            assert (await task).status is RunStatus.CANCELLED
+    finally:
+        await service.aclose()

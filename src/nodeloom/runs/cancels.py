@@ -55,9 +55,18 @@ class CancelWatch:
                 return
             if self.heartbeat > 0 and time.monotonic() - self._beaten >= self.heartbeat:
                 self._beaten = time.monotonic()
-                with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
-                    await self.store.heartbeat(*running)
+                written = [run_id for run_id in running if self._written(run_id)]
+                if written:
+                    with contextlib.suppress(Exception):  # a missed heartbeat is not fatal
+                        await self.store.heartbeat(*written)
             await self.check(running)
+
+    def _written(self, run_id: str) -> bool:
+        """Whether a run running here is in the store: a run's creation rides its first
+        write (runs/recorder.py), and one heartbeat of a run not written yet would fail,
+        and roll back, the heartbeat of all the others (a busy process always has one)."""
+        live = self.live.get(run_id)
+        return live is None or getattr(live.owner, "created", None) is None
 
     def _pause(self) -> float:
         if self.heartbeat <= 0:
