@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { sourceOf } from './api'
 import { KnowledgePage } from './KnowledgePage'
@@ -70,6 +70,8 @@ describe('KnowledgePage', () => {
   it('refuses an unsupported file before sending it', async () => {
     render(<KnowledgePage />)
     await screen.findByRole('button', { name: 'orbit' })
+    // The upload box takes the selected collection's name in an effect, a render later.
+    await waitFor(() => expect(screen.getByLabelText<HTMLInputElement>('Collection name').value).toBe('orbit'))
     const input = screen.getByLabelText('Files to upload')
     fireEvent.change(input, { target: { files: [new File(['MZ'], 'tool.exe')] } })
     expect((await screen.findByRole('status')).textContent).toContain('Not a supported file: tool.exe')
