@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from json import encoder as _json_encoder
 from typing import Any
 
 
@@ -70,3 +72,36 @@ def kind_of(value: Any) -> str:
 def plain(value: Any) -> Any:
     """Unwrap a DataValue; anything else is returned as it is."""
     return value.value if isinstance(value, DataValue) else value
+
+
+def json_encoder(
+    default: Callable[[Any], Any],
+    *,
+    key_separator: str = ":",
+    item_separator: str = ",",
+    sort_keys: bool = False,
+) -> Callable[[Any], str]:
+    """`json.JSONEncoder(...).encode` with these options (and `ensure_ascii=False`), its C
+    encoder built once: `encode` builds one at every call (a third of a small value's
+    time). Same output; without the circular check (no shared markers dict, so it is safe
+    across threads): a circular value raises RecursionError, not ValueError."""
+    make = _json_encoder.c_make_encoder
+    if make is None:
+        return json.JSONEncoder(
+            separators=(item_separator, key_separator),
+            sort_keys=sort_keys,
+            default=default,
+            ensure_ascii=False,
+        ).encode
+    encode = make(
+        None,
+        default,
+        _json_encoder.encode_basestring,
+        None,
+        key_separator,
+        item_separator,
+        sort_keys,
+        False,
+        True,
+    )
+    return lambda value: "".join(encode(value, 0))

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from json import encoder as json_encoder
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nodeloom.values import json_default
+from nodeloom.values import json_default, json_encoder
 
 if TYPE_CHECKING:
     from nodeloom.engine.topology import PlannedNode
@@ -109,35 +108,8 @@ class Continuation:
     deadlines: Mapping[str, float] = field(default_factory=dict)
 
 
-def _encoder(key_separator: str, item_separator: str, sort_keys: bool) -> Callable[[Any], str]:
-    """`json.JSONEncoder(...).encode` with these options (and `default=json_default`,
-    `ensure_ascii=False`), its C encoder built once: `encode` builds one at every call
-    (twice per recorded node). Same output; without the circular check (a circular value
-    raises RecursionError, not ValueError)."""
-    make = json_encoder.c_make_encoder
-    if make is None:
-        return json.JSONEncoder(
-            separators=(item_separator, key_separator),
-            sort_keys=sort_keys,
-            default=json_default,
-            ensure_ascii=False,
-        ).encode
-    encode = make(
-        None,
-        json_default,
-        json_encoder.encode_basestring,
-        None,
-        key_separator,
-        item_separator,
-        sort_keys,
-        False,
-        True,
-    )
-    return lambda value: "".join(encode(value, 0))
-
-
-_HASHED = _encoder(":", ",", True)
-_PLAIN = _encoder(": ", ", ", False)
+_HASHED = json_encoder(json_default, sort_keys=True)
+_PLAIN = json_encoder(json_default, key_separator=": ", item_separator=", ")
 _NOT_JSON = (TypeError, ValueError, RecursionError)
 
 

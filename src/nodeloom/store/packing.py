@@ -28,12 +28,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from json import encoder as json_encoder
 from typing import Any
 
 from nodeloom.store.binary import claimed_digest
 from nodeloom.store.blobs import DIGEST, BlobDir, BlobInfo
-from nodeloom.values import BinaryRef, DataValue, json_default
+from nodeloom.values import BinaryRef, DataValue, json_default, json_encoder
 
 JSON_MIME = "application/json"
 REF_PREFIX = "blob:"
@@ -62,25 +61,9 @@ def _default(obj: Any) -> Any:
         return repr(obj)  # never fail a run's bookkeeping on an odd value
 
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_default)
-# `JSONEncoder.encode` builds a new C encoder at every call (a third of a small value's
-# time); this one is built once. Without the circular check (markers=None): a shared
-# markers dict is unsafe across the packing threads; a circular value raises
-# RecursionError instead of ValueError (and the estimate sends such a value to `pack`).
-_c_encode = (
-    json_encoder.c_make_encoder(
-        None, _default, json_encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-    if json_encoder.c_make_encoder is not None
-    else None
-)
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON (the store's column format)."""
-    if _c_encode is None:
-        return _encoder.encode(value)
-    return "".join(_c_encode(value, 0))
+# Compact JSON, the store's column format: its encoder built once (nodeloom.values); a
+# circular value raises RecursionError, and the estimate sends such a value to `pack`.
+dumps = json_encoder(_default)
 
 
 def loads(text: str | None) -> Any:
