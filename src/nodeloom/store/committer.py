@@ -30,68 +30,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from enum import IntEnum
-from typing import Any
-
-from sqlalchemy import Connection, Row, bindparam, select, text
 
 from nodeloom.store import pgbatch
 from nodeloom.store.database import Database
-from nodeloom.store.schema import Run, UTCDateTime
+from nodeloom.store.statements import NOTIFY_CHANNEL, execute, execute_sqlite, reads_back
+from nodeloom.store.writes import Missing, Phase, Write, fits_one_statement, merge, refers
 
-# Postgres: every batch notifies this channel with the id of each run it wrote, in its
-# transaction (so a notification arrives once the write is visible, and only if it
-# commits). Servers following a run executed elsewhere wait for it (nodeloom.fleet.signals).
-NOTIFY_CHANNEL = "nodeloom_runs"
-_NOTIFY_RUNS = text(
-    f"SELECT pg_notify('{NOTIFY_CHANNEL}', id) FROM unnest(CAST(:ids AS text[])) AS changed(id)"
-)
+__all__ = ["NOTIFY_CHANNEL", "CommitListener", "Committer", "Phase", "Write"]
+
 MAX_WRITES = 2_000  # writes per transaction
-_IN_CHUNK = 500  # ids per `IN (...)` (SQLite's bound-parameter limit is far above it)
-
-
-class Phase(IntEnum):
-    """Where a statement goes in a batch's transaction (inserts before what refers to
-    them)."""
-
-    DOCUMENT = 0
-    RUN_INSERT = 1
-    BLOB = 2
-    BLOB_REF = 3
-    RUN_UPDATE = 4
-    EVENT = 5
-    NODE = 6
-    RUN_FINISH = 7
-
-
-@dataclass(eq=False, slots=True)
-class Write:
-    """One store call's statements, each `(phase, statement, rows)` (rows: executemany
-    parameter dicts of one shape per statement). `must_exist`: fail with the run missing
-    (`missing`) if `run_id` is not a run when the batch ends. `returns_run`: read the run's
-    row back in the transaction (`row`). `explain` turns a driver error of this write,
-    executed alone, into the store's error. `events`: the event rows it writes (for the
-    `on_commit` listeners)."""
-
-    run_id: str | None
-    steps: list[tuple[Phase, Any, list[dict[str, Any]]]]
-    must_exist: bool = False
-    returns_run: bool = False
-    missing: Callable[[], BaseException] | None = None
-    explain: Callable[[BaseException], BaseException] | None = None
-    events: list[dict[str, Any]] = field(default_factory=list)
-    row: Row[Any] | None = None
-    future: asyncio.Future[None] | None = None
-
-
-class _Missing(Exception):
-    def __init__(self, ids: set[str]) -> None:
-        super().__init__(", ".join(sorted(ids)))
-        self.ids = ids
 
 
 CommitListener = Callable[[Sequence[Write]], None]
@@ -170,7 +120,11 @@ class Committer:
             if not batch:
                 return
         try:
-            await self._db.write_sync(lambda conn: execute(conn, batch))
+            bare = None
+            if self._db.is_sqlite and not reads_back(batch):
+                dialect = self._db.writer.dialect
+                bare = functools.partial(execute_sqlite, dialect=dialect, batch=batch)
+            await self._db.write_sync(functools.partial(execute, batch=batch), bare=bare)
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):
                 for write in batch:
@@ -189,8 +143,8 @@ class Committer:
         `nodeloom.store.pgbatch`); returns the writes left for a transaction (all of them
         if the statement failed: it wrote nothing)."""
         assert self.one_statement is not None
-        fits = [write for write in batch if _fits(write)]
-        expected = [w.run_id for w in fits if w.must_exist and not _refers(w)]
+        fits = [write for write in batch if fits_one_statement(write)]
+        expected = [w.run_id for w in fits if w.must_exist and not refers(w)]
         changed = [w.run_id for w in fits]
         try:
             done = bool(fits) and await self.one_statement.write(merge(fits), changed, expected)
@@ -203,7 +157,7 @@ class Committer:
         if not done:
             return batch
         self._committed(fits)
-        return [write for write in batch if not _fits(write)]
+        return [write for write in batch if not fits_one_statement(write)]
 
     def _committed(self, batch: list[Write]) -> None:
         self.batches += 1
@@ -217,164 +171,8 @@ class Committer:
             _settle(write, None)
 
 
-def _fits(write: Write) -> bool:
-    """Whether a write can go in a batch's one statement: it has a run, does not read it
-    back, changes its runs row once at most (the parts of one statement see one snapshot)
-    and, if its run must exist, inserts, updates or refers to it."""
-    if write.run_id is None or write.returns_run:
-        return False
-    on_runs = sum(1 for phase, _, _ in write.steps if phase in _ON_RUNS)
-    return on_runs == 1 or (on_runs == 0 and (not write.must_exist or _refers(write)))
-
-
-def _refers(write: Write) -> bool:
-    """A row that refers to the run (an event, a checkpoint) proves it exists: its
-    foreign key fails otherwise."""
-    return any(phase in _REFERRING for phase, _, _ in write.steps)
-
-
-def merge(batch: Sequence[Write]) -> list[tuple[Any, list[dict[str, Any]]]]:
-    """The batch's statements, each with the rows of all its writes, in phase order."""
-    merged: dict[tuple[Phase, int], tuple[Any, list[dict[str, Any]]]] = {}
-    for write in batch:
-        for phase, statement, rows in write.steps:
-            key = (phase, id(statement))
-            found = merged.get(key)
-            if found is None:
-                merged[key] = (statement, list(rows))
-            else:
-                found[1].extend(rows)
-    return [merged[key] for key in sorted(merged, key=lambda key: key[0])]
-
-
-def execute(conn: Connection, batch: Sequence[Write]) -> None:
-    """The batch's statements in one transaction (the caller's): merged by statement,
-    in phase order; then the existence check and the rows read back."""
-    sqlite = conn.dialect.name == "sqlite"
-    for statement, rows in merge(batch):
-        plan = _compiled(conn, statement, rows[0])
-        if sqlite:  # named parameters: the rows go to the driver as they are
-            for row in rows:
-                for name in plan.times:
-                    value = row.get(name)
-                    if isinstance(value, datetime):
-                        row[name] = _sqlite_time(value)
-                for name, value in plan.defaults.items():
-                    row.setdefault(name, value)
-            conn.exec_driver_sql(plan.sql, rows)  # type: ignore[arg-type]
-            continue
-        params = [
-            tuple(
-                _aware_time(value)
-                if isinstance(value := row.get(name, plan.defaults.get(name)), datetime)
-                else value
-                for name in plan.names
-            )
-            for row in rows
-        ]
-        conn.exec_driver_sql(plan.sql, params)
-    expected = {w.run_id for w in batch if w.must_exist and w.run_id is not None and not _refers(w)}
-    if expected:
-        found_ids = set()
-        for chunk in _chunks(sorted(expected)):
-            found_ids.update(conn.scalars(_EXISTING, {"ids": chunk}))
-        if expected - found_ids:
-            raise _Missing(expected - found_ids)
-    if not sqlite:
-        changed = sorted({w.run_id for w in batch if w.run_id is not None})
-        if changed:
-            conn.execute(_NOTIFY_RUNS, {"ids": changed})
-    wanted = [w for w in batch if w.returns_run and w.run_id is not None]
-    if wanted:
-        rows_by_id: dict[str, Row[Any]] = {}
-        for chunk in _chunks([w.run_id for w in wanted if w.run_id is not None]):
-            for row in conn.execute(_ROWS, {"ids": chunk}):
-                rows_by_id[row.id] = row
-        for write in wanted:
-            assert write.run_id is not None
-            write.row = rows_by_id.get(write.run_id)
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """A statement compiled for the driver: its SQL, its parameter names in order, the
-    values of the parameters a row leaves out, and the parameters that hold times."""
-
-    sql: str
-    names: list[str]
-    defaults: dict[str, Any]
-    times: list[str]
-
-
-_COMPILED: dict[tuple[str, int, tuple[str, ...]], _Plan] = {}
-_NAMED: dict[type, Any] = {}
-
-
-def _compiled(conn: Connection, statement: Any, row: dict[str, Any]) -> _Plan:
-    """`statement` compiled for rows with `row`'s keys (once per statement, dialect and
-    keys), so that the rows go to the driver's executemany without SQLAlchemy's per-row
-    work. SQLite gets named parameters (the row dicts are passed as they are); the
-    values a row leaves out are its columns' scalar defaults and the literals of its
-    expressions."""
-    keys = tuple(row)
-    cache_key = (conn.dialect.name, id(statement), keys)
-    found = _COMPILED.get(cache_key)
-    if found is not None:
-        return found
-    dialect = conn.dialect
-    if dialect.name == "sqlite":
-        kind = type(dialect)
-        dialect = _NAMED.get(kind) or _NAMED.setdefault(kind, kind(paramstyle="named"))
-    compiled = statement.compile(dialect=dialect, column_keys=list(keys), for_executemany=True)
-    names = list(compiled.positiontup or compiled.bind_names.values())
-    defaults: dict[str, Any] = {}
-    table = getattr(statement, "table", None)
-    fixed = compiled.params  # the statement's own values (literals in expressions)
-    for name in names:
-        if name in row:
-            continue
-        column = table.c.get(name) if table is not None else None
-        default = getattr(column, "default", None)
-        if default is not None and default.is_scalar:
-            defaults[name] = default.arg
-        elif fixed.get(name) is not None:
-            defaults[name] = fixed[name]
-    times = sorted(
-        {name for bind, name in compiled.bind_names.items() if isinstance(bind.type, UTCDateTime)}
-    )
-    found = _Plan(compiled.string, names, defaults, times)
-    _COMPILED[cache_key] = found
-    return found
-
-
-def _sqlite_time(value: datetime) -> str:
-    """A time as the store's SQLite columns hold it (UTC, naive, always with microseconds:
-    SQLAlchemy's format, so that times compare as text)."""
-    if value.tzinfo is not None:
-        if value.tzinfo is not UTC and value.utcoffset():
-            value = value.astimezone(UTC)
-        value = value.replace(tzinfo=None)
-    text = value.isoformat(" ")
-    return text if value.microsecond else text + ".000000"
-
-
-def _aware_time(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-
-_REFERRING = (Phase.EVENT, Phase.NODE, Phase.BLOB_REF)
-_ON_RUNS = (Phase.RUN_INSERT, Phase.RUN_UPDATE, Phase.RUN_FINISH)
-_IDS = bindparam("ids", expanding=True)
-_EXISTING = select(Run.id).where(Run.id.in_(_IDS))
-_ROWS = select(Run).where(Run.id.in_(_IDS))
-
-
-def _chunks(items: list[str]) -> list[list[str]]:
-    return [items[start : start + _IN_CHUNK] for start in range(0, len(items), _IN_CHUNK)]
-
-
 def _explain(write: Write, exc: BaseException) -> BaseException:
-    if isinstance(exc, _Missing) and write.missing is not None:
+    if isinstance(exc, Missing) and write.missing is not None:
         return write.missing()
     if write.explain is not None:
         with contextlib.suppress(Exception):

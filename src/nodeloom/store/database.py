@@ -13,15 +13,12 @@ autocommit (no BEGIN, no ROLLBACK: one round trip per statement).
 `write` runs async work (aiosqlite: every statement is three trips to the driver's
 thread). `write_sync` runs a plain synchronous transaction body, for the hot path (the
 group commit of run records, `nodeloom.store.committer`). On a SQLite file it runs on the
-event loop's own thread, on a pysqlite connection of its own that never waits for a lock
-(busy timeout 0): a WAL commit without fsync takes microseconds, while a writer thread
-would wait for the GIL (up to the 5 ms switch interval, at every statement) whenever the
-loop is busy. If another process holds the lock, the transaction goes to a writer thread
-of its own instead, which waits for it (the busy timeout) and retries. That connection
-never checkpoints the WAL itself (`wal_autocheckpoint=0`: a checkpoint fsyncs the database
-file); the writer thread runs a passive checkpoint every CHECKPOINT_EVERY commits, and at
-most CHECKPOINT_SECONDS after a commit (with `synchronous=NORMAL` that is when a commit
-reaches the disk: what a power loss can lose).
+event loop's own thread (`nodeloom.store.inline`), on a pysqlite connection of its own
+that never waits for a lock: a WAL commit without fsync takes microseconds, while a
+writer thread would wait for the GIL (up to the 5 ms switch interval, at every
+statement) whenever the loop is busy. If another process holds the lock, the transaction
+goes to a writer thread of its own instead, which waits for it (the busy timeout) and
+retries; that thread also runs the WAL checkpoints.
 Elsewhere `write_sync` runs through `run_sync`.
 """
 
@@ -47,13 +44,12 @@ from nodeloom.store.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
+from nodeloom.store.inline import InlineWriter
 from nodeloom.store.url import describe, sqlite_file
 
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
-CHECKPOINT_EVERY = 64  # inline commits between two passive WAL checkpoints, at most
-CHECKPOINT_SECONDS = 1.0  # from a commit to the checkpoint that syncs it, at most
 _BUSY = ("database is locked", "database is busy", "database table is locked")
 _FULL = ("database or disk is full", "disk is full", "no space left on device")
 _CORRUPT = ("file is not a database", "database disk image is malformed", "not a database")
@@ -93,10 +89,7 @@ class Database:
         self._sync_writer: Engine | None = None
         self._thread: ThreadPoolExecutor | None = None
         # A SQLite file's writer on the event loop's thread (see the module docstring).
-        self._inline: Engine | None = None
-        self._commits = 0  # inline commits since the last checkpoint
-        self._checkpoint: asyncio.Future[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        self._inline: InlineWriter | None = None
         if self.is_sqlite:
             # Every transaction ends in an explicit COMMIT or ROLLBACK (and reads run in
             # autocommit): no reset is needed when a connection returns to the pool.
@@ -117,10 +110,11 @@ class Database:
                 )
                 self._sqlite_setup(self._sync_writer, write=True)
                 self._thread = ThreadPoolExecutor(1, thread_name_prefix="nodeloom-store-writer")
-                self._inline = create_engine(
+                inline = create_engine(
                     url.set(drivername="sqlite"), pool_reset_on_return=None, poolclass=StaticPool
                 )
-                self._sqlite_setup(self._inline, write=True, inline=True)
+                self._sqlite_setup(inline, write=True, inline=True)
+                self._inline = InlineWriter(inline, self._sync_writer, self._thread)
         else:
             self.writer = self.reader = create_async_engine(
                 url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
@@ -173,10 +167,17 @@ class Database:
         async with self._lock:
             return await self._retry(attempt)
 
-    async def write_sync(self, work: Callable[[Connection], T]) -> T:
+    async def write_sync(
+        self,
+        work: Callable[[Connection], T],
+        *,
+        bare: Callable[[sqlite3.Connection], T] | None = None,
+    ) -> T:
         """Run `work`, synchronous SQLAlchemy code, in one write transaction (retried
         whole if the database is busy), in one trip to the writer thread on a SQLite file.
-        `work` must do nothing but database work: it may run outside the event loop."""
+        `work` must do nothing but database work: it may run outside the event loop.
+        `bare`: the same work on a bare sqlite3 connection, which a SQLite file's writer
+        on the event loop's thread runs instead (`nodeloom.store.inline`)."""
         if self._sync_writer is None or self._thread is None:
 
             async def via_async(conn: AsyncConnection) -> T:
@@ -195,8 +196,7 @@ class Database:
         async with self._lock:
             if self._inline is not None:
                 try:
-                    with self._inline.begin() as conn:
-                        result = work(conn)
+                    return self._inline.transaction(work, bare)
                 except (SQLAlchemyError, sqlite3.Error) as exc:
                     if not self.is_transient(exc):
                         translated = self.translate(exc)
@@ -204,44 +204,7 @@ class Database:
                             raise
                         raise translated from exc
                     # Another process holds the lock: wait for it in the writer thread.
-                else:
-                    self._committed_inline()
-                    return result
             return await self._retry(attempt)
-
-    def _committed_inline(self) -> None:
-        """A passive WAL checkpoint in the writer thread (it syncs what was committed to
-        disk; it never blocks a writer) after CHECKPOINT_EVERY inline commits, or
-        CHECKPOINT_SECONDS after the first commit since the last one, whichever is first."""
-        self._commits += 1
-        if self._commits >= CHECKPOINT_EVERY:
-            self._start_checkpoint()
-        elif self._timer is None:
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(CHECKPOINT_SECONDS, self._start_checkpoint)
-
-    def _start_checkpoint(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._sync_writer is None or self._thread is None or self._commits == 0:
-            return
-        if self._checkpoint is not None and not self._checkpoint.done():
-            return
-        self._commits = 0
-        engine = self._sync_writer
-
-        def checkpoint() -> None:
-            raw = engine.raw_connection()  # autocommit (isolation_level None): no BEGIN
-            try:
-                raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
-                pass  # the next one catches up
-            finally:
-                raw.close()
-
-        loop = asyncio.get_running_loop()
-        self._checkpoint = loop.run_in_executor(self._thread, checkpoint)
 
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run `work` in a read connection."""
@@ -330,13 +293,8 @@ class Database:
         await self.writer.dispose()
         if self.reader is not self.writer:
             await self.reader.dispose()
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
         if self._inline is not None:
-            self._inline.dispose()
-        if self._checkpoint is not None:
-            await asyncio.gather(self._checkpoint, return_exceptions=True)
+            await self._inline.close()
         if self._sync_writer is not None and self._thread is not None:
             # Its connection belongs to its thread: close it there.
             await asyncio.get_running_loop().run_in_executor(
