@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import time
 
-from nodeloom.observability.heap import settle_heap
+from nodeloom.observability.heap import THRESHOLDS, settle_heap
 
 from ..server.conftest import start_server, stop_server
 from .conftest import Fleet
@@ -16,9 +16,11 @@ SETTLED = "start-up over:"
 
 
 def test_settling_the_heap_freezes_what_is_alive_and_still_collects_later_cycles():
+    thresholds = gc.get_threshold()
     try:
         frozen = settle_heap()
         assert frozen > 0 and gc.get_freeze_count() == frozen
+        assert gc.get_threshold() == THRESHOLDS
 
         class Node:
             pass
@@ -29,6 +31,7 @@ def test_settling_the_heap_freezes_what_is_alive_and_still_collects_later_cycles
         assert gc.collect() >= 1  # made after the freeze: collected as before
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def test_the_server_and_each_worker_process_settle_their_heap_once_started(fleet: Fleet):
