@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import IntegrityError
 
+from nodeloom.store import Store
 from nodeloom.store.database import Database
 from nodeloom.store.url import database_url
 
@@ -47,3 +48,21 @@ async def test_bare_work_commits_and_a_failing_one_is_rolled_back_whole(tmp_path
         assert rows(path) == [1, 2, 3]  # the connection is usable again
     finally:
         await db.dispose()
+
+
+async def test_a_store_written_without_a_pause_starts_its_wal_again(tmp_path: Path):
+    """Its checkpoints run beside its writes; one of each pair runs with writes held,
+    so the WAL is wholly copied at times and the next write starts it again, instead of
+    growing without end (it did: 85 KB per recorded 10-node run)."""
+    path = tmp_path / "busy.db"
+    store = await Store.open(f"sqlite:///{path}", blob_dir=tmp_path / "blobs")
+    try:
+        for _ in range(600):  # 1,200 commits, one after another
+            run = await store.create_run(trigger={"text": "x" * 2_000})
+            await store.finish_run(run.id, "completed", usage={"tokens": 1})
+        with sqlite3.connect(path, timeout=0) as connection:
+            _, frames, _ = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    finally:
+        await store.close()
+    # Without a restart the WAL would hold every page written: over 2,400 frames.
+    assert frames < 1_200, frames

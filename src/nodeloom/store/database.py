@@ -114,7 +114,7 @@ class Database:
                     url.set(drivername="sqlite"), pool_reset_on_return=None, poolclass=StaticPool
                 )
                 self._sqlite_setup(inline, write=True, inline=True)
-                self._inline = InlineWriter(inline, self._sync_writer, self._thread)
+                self._inline = InlineWriter(inline, self._sync_writer, self._thread, self._lock)
         else:
             self.writer = self.reader = create_async_engine(
                 url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
