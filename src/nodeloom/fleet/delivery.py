@@ -24,6 +24,8 @@ ended) is quarantined: its run ends `failed` with error code `run_quarantined`.
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import logging
 import os
 import socket
@@ -45,23 +47,48 @@ DELIVERIES_TTL_SECONDS = 7 * 24 * 3600
 
 
 class Deliveries:
-    """How many times each job was delivered, in Redis (`nodeloom:deliveries:<job>`)."""
+    """How many times each job was delivered, in Redis (`nodeloom:deliveries:<job>`).
+
+    The count of a job that ended is deleted with the next delivery's count, in its round
+    trip (one round trip a job, not two), or by `flush` (a worker stopping). Until then
+    it is a count nobody reads: a copy of that job delivered meanwhile finds its run
+    ended, whatever its count. Called from Dramatiq's worker threads: `done` only
+    appends to a deque, and `count` takes what it holds."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        self._ended: collections.deque[str] = collections.deque()
 
     def count(self, job_id: str) -> int:
         """Count this delivery; returns how many there were, this one included (one
-        round trip: INCR and EXPIRE pipelined; no MULTI/EXEC, EXPIRE only refreshes)."""
+        round trip: the ended jobs' counts deleted, INCR and EXPIRE, pipelined; no
+        MULTI/EXEC, EXPIRE only refreshes)."""
         key = f"nodeloom:deliveries:{job_id}"
         pipe = self.client.pipeline(transaction=False)
+        ended = self._take_ended()
+        if ended:
+            pipe.delete(*ended)
         pipe.incr(key)
         pipe.expire(key, DELIVERIES_TTL_SECONDS)
-        count, _ = pipe.execute()
+        count = pipe.execute()[-2]
         return int(count)
 
     def done(self, job_id: str) -> None:
-        self.client.delete(f"nodeloom:deliveries:{job_id}")
+        """The job ended here: its count goes with the next round trip."""
+        self._ended.append(f"nodeloom:deliveries:{job_id}")
+
+    def flush(self) -> None:
+        """Delete the counts of the jobs that ended (a worker stopping)."""
+        ended = self._take_ended()
+        if ended:
+            self.client.delete(*ended)
+
+    def _take_ended(self) -> list[str]:
+        taken = []
+        with contextlib.suppress(IndexError):
+            while True:
+                taken.append(self._ended.popleft())
+        return taken
 
 
 async def deliver(job: Job, runs: WorkerRuns, count: int) -> RunResult | None:

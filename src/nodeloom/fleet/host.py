@@ -110,6 +110,8 @@ class WorkerHost:
         if self.beat is not None:
             with contextlib.suppress(Exception):  # the row goes stale: seen as gone
                 await self.beat.stop()
+        with contextlib.suppress(Exception):  # Redis away: the counts expire (their TTL)
+            await asyncio.to_thread(self.deliveries.flush)
         if self.store is not None:
             await self.store.close()
 
