@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis as redis_client
 
 from nodeloom.fleet.delivery import Deliveries
@@ -47,5 +48,24 @@ def test_each_delivery_is_counted_and_an_ended_jobs_count_goes_with_the_next_one
         deliveries.done("c")
         deliveries.flush()  # the worker stops
         assert client.get("nodeloom:deliveries:c") is None
+    finally:
+        client.close()
+
+
+def test_an_ended_jobs_count_is_kept_for_the_next_round_trip_when_redis_is_away(
+    redis_server: Redis,
+):
+    client = redis_client.Redis.from_url(redis_server.url, socket_timeout=2)
+    deliveries = Deliveries(client)
+    try:
+        assert deliveries.count("a") == 1
+        deliveries.done("a")
+        redis_server.stop()
+        with pytest.raises(redis_client.ConnectionError):
+            deliveries.count("b")
+        redis_server.start()
+        client.set("nodeloom:deliveries:a", 1)  # as if it had outlived the restart
+        assert deliveries.count("c") == 1
+        assert client.get("nodeloom:deliveries:a") is None  # its deletion was not lost
     finally:
         client.close()

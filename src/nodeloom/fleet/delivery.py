@@ -70,7 +70,11 @@ class Deliveries:
             pipe.delete(*ended)
         pipe.incr(key)
         pipe.expire(key, DELIVERIES_TTL_SECONDS)
-        count = pipe.execute()[-2]
+        try:
+            count = pipe.execute()[-2]
+        except BaseException:
+            self._ended.extend(ended)  # not deleted: they go with the next round trip
+            raise
         return int(count)
 
     def done(self, job_id: str) -> None:

@@ -90,12 +90,13 @@ def execute_sqlite(
         plan = compiled(dialect, statement, rows[0])
         connection.executemany(plan.sql, plan.sqlite_rows(rows))
     expected = checked(batch)
+    found: set[str] = set()
     for chunk in _chunks(sorted(expected)):
         marks = ",".join("?" * len(chunk))
         query = f"SELECT id FROM runs WHERE id IN ({marks})"
-        found = {row[0] for row in connection.execute(query, chunk)}
-        if set(chunk) - found:
-            raise Missing(set(chunk) - found)
+        found.update(row[0] for row in connection.execute(query, chunk))
+    if expected - found:
+        raise Missing(expected - found)  # all of them, as `execute` does
 
 
 @dataclass(frozen=True, slots=True)
